@@ -1,0 +1,41 @@
+#include "core/device.h"
+
+#include <charconv>
+
+#include "core/error.h"
+
+namespace tp {
+
+std::string_view name(DeviceType t) { return t == DeviceType::CPU ? "cpu" : "cuda"; }
+
+DeviceType parse_device_type(std::string_view s) {
+  if (s == "cpu") return DeviceType::CPU;
+  if (s == "cuda") return DeviceType::CUDA;
+  TP_FAIL("Expected one of cpu, cuda device type at start of device string: ", s);
+}
+
+Device::Device(DeviceType t, int i) : type(t), index(i) {
+  TP_CHECK(i >= -1, "Device index must be -1 or non-negative, got ", i);
+  TP_CHECK(t != DeviceType::CPU || i <= 0, "CPU device index must be -1 or zero, got ", i);
+}
+
+Device::Device(std::string_view s) {
+  auto colon = s.find(':');
+  type = parse_device_type(s.substr(0, colon));
+  if (colon == std::string_view::npos) return;
+  std::string_view digits = s.substr(colon + 1);
+  int value = -1;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  bool well_formed = !digits.empty() && ec == std::errc() && end == digits.data() + digits.size() &&
+                     digits[0] != '-' && !(digits.size() > 1 && digits[0] == '0');
+  TP_CHECK(well_formed, "Invalid device string: '", s, "'");
+  *this = Device(type, value);
+}
+
+std::string Device::str() const {
+  std::string s(name(type));
+  if (index >= 0) s += ":" + std::to_string(index);
+  return s;
+}
+
+}  // namespace tp

@@ -1,0 +1,45 @@
+#pragma once
+// Errors. Every check names the op first: "[matmul] shapes [2, 3] and [4, 5] cannot be multiplied".
+// The kind decides which Python exception the bindings raise.
+
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace tp {
+
+enum class ErrorKind { Runtime, Type, Value, Index, NotImplemented };
+
+class Error : public std::runtime_error {
+ public:
+  Error(ErrorKind kind, const std::string& what) : std::runtime_error(what), kind_(kind) {}
+  ErrorKind kind() const { return kind_; }
+
+ private:
+  ErrorKind kind_;
+};
+
+namespace detail {
+template <class... Args>
+[[noreturn]] void fail(ErrorKind kind, const Args&... args) {
+  std::ostringstream os;
+  (os << ... << args);
+  throw Error(kind, os.str());
+}
+}  // namespace detail
+
+}  // namespace tp
+
+#define TP_CHECK_KIND(kind, cond, ...) \
+  do {                                 \
+    if (!(cond)) [[unlikely]]          \
+      ::tp::detail::fail(kind, __VA_ARGS__); \
+  } while (0)
+
+// RuntimeError, the default.
+#define TP_CHECK(cond, ...) TP_CHECK_KIND(::tp::ErrorKind::Runtime, cond, __VA_ARGS__)
+#define TP_CHECK_TYPE(cond, ...) TP_CHECK_KIND(::tp::ErrorKind::Type, cond, __VA_ARGS__)
+#define TP_CHECK_VALUE(cond, ...) TP_CHECK_KIND(::tp::ErrorKind::Value, cond, __VA_ARGS__)
+#define TP_CHECK_INDEX(cond, ...) TP_CHECK_KIND(::tp::ErrorKind::Index, cond, __VA_ARGS__)
+#define TP_FAIL(...) ::tp::detail::fail(::tp::ErrorKind::Runtime, __VA_ARGS__)
+#define TP_NOT_IMPLEMENTED(...) ::tp::detail::fail(::tp::ErrorKind::NotImplemented, __VA_ARGS__)

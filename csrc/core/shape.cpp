@@ -1,0 +1,85 @@
+#include "core/shape.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+
+namespace tp {
+
+int64_t numel(IntArrayRef sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return n;
+}
+
+Shape contiguous_strides(IntArrayRef sizes) {
+  Shape strides(sizes.size());
+  int64_t stride = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = stride;
+    stride *= std::max<int64_t>(sizes[i], 1);
+  }
+  return strides;
+}
+
+std::string to_string(IntArrayRef sizes) {
+  std::string s = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
+  return s + "]";
+}
+
+int64_t wrap_dim(const char* op, int64_t dim, int64_t ndim) {
+  int64_t n = std::max<int64_t>(ndim, 1);
+  TP_CHECK_INDEX(dim >= -n && dim < n, "[", op, "] Dimension out of range (expected to be in range of [",
+                 -n, ", ", n - 1, "], but got ", dim, ")");
+  return dim < 0 ? dim + n : dim;
+}
+
+std::vector<bool> dim_mask(const char* op, IntArrayRef dims, int64_t ndim) {
+  std::vector<bool> mask(std::max<int64_t>(ndim, 1), dims.empty());
+  for (int64_t d : dims) {
+    int64_t w = wrap_dim(op, d, ndim);
+    TP_CHECK(!mask[w], "[", op, "] dim ", w, " appears multiple times in the list of dims");
+    mask[w] = true;
+  }
+  mask.resize(ndim);
+  return mask;
+}
+
+Shape broadcast_shapes(const char* op, IntArrayRef a, IntArrayRef b) {
+  size_t n = std::max(a.size(), b.size());
+  Shape out(n);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t sa = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    int64_t sb = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    TP_CHECK(sa == sb || sa == 1 || sb == 1, "[", op, "] shapes ", to_string(a), " and ", to_string(b),
+             " cannot be broadcast together (size ", sa, " vs ", sb, " at dim ", i, ")");
+    out[i] = sa == 1 ? sb : sa;
+  }
+  return out;
+}
+
+Shape infer_size(const char* op, IntArrayRef requested, int64_t total) {
+  Shape out(requested.begin(), requested.end());
+  int64_t known = 1, infer = -1;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == -1) {
+      TP_CHECK(infer < 0, "[", op, "] only one dimension can be inferred");
+      infer = static_cast<int64_t>(i);
+    } else {
+      TP_CHECK(out[i] >= 0, "[", op, "] invalid shape dimension ", out[i]);
+      known *= out[i];
+    }
+  }
+  if (infer >= 0) {
+    TP_CHECK(known != 0 && total % known == 0, "[", op, "] shape '", to_string(requested),
+             "' is invalid for input of size ", total);
+    out[infer] = total / known;
+  } else {
+    TP_CHECK(known == total, "[", op, "] shape '", to_string(requested), "' is invalid for input of size ",
+             total);
+  }
+  return out;
+}
+
+}  // namespace tp

@@ -1,0 +1,28 @@
+#include "core/tensor.h"
+
+#include "ops/ops.h"
+
+namespace tp {
+
+int64_t Tensor::size(int64_t d) const { return sizes()[wrap_dim("size", d, dim())]; }
+int64_t Tensor::stride(int64_t d) const { return strides()[wrap_dim("stride", d, dim())]; }
+
+Scalar Tensor::item() const {
+  TP_CHECK(numel() == 1, "[item] a Tensor with ", numel(), " elements cannot be converted to Scalar");
+  return visit_dtype("item", dtype(), [&](auto t) -> Scalar {
+    using T = decltype(t);
+    return Scalar(*static_cast<const T*>(data_ptr()));
+  });
+}
+
+Tensor Tensor::contiguous() const { return tp::contiguous(*this); }
+Tensor Tensor::to(ScalarType dtype) const { return tp::to(*this, dtype); }
+Tensor Tensor::view(IntArrayRef sizes) const { return tp::view(*this, sizes); }
+Tensor Tensor::reshape(IntArrayRef sizes) const { return tp::reshape(*this, sizes); }
+
+Tensor make_view(const Tensor& base, Shape sizes, Shape strides, int64_t storage_offset) {
+  return Tensor(intrusive_ptr<TensorImpl>::make(base.impl()->storage(), base.dtype(), std::move(sizes),
+                                                std::move(strides), storage_offset));
+}
+
+}  // namespace tp

@@ -1,0 +1,48 @@
+#pragma once
+// What a tensor is: a strided window (sizes, strides, offset, dtype) onto a Storage.
+
+#include "core/scalar_type.h"
+#include "core/shape.h"
+#include "core/storage.h"
+
+namespace tp {
+
+class TensorImpl : public RefCounted {
+ public:
+  TensorImpl(Storage storage, ScalarType dtype, Shape sizes, Shape strides, int64_t storage_offset);
+  ~TensorImpl();
+
+  IntArrayRef sizes() const { return sizes_; }
+  IntArrayRef strides() const { return strides_; }
+  int64_t dim() const { return static_cast<int64_t>(sizes_.size()); }
+  int64_t numel() const { return numel_; }
+  int64_t storage_offset() const { return storage_offset_; }
+  ScalarType dtype() const { return dtype_; }
+  Device device() const { return storage_->device(); }
+  bool is_contiguous() const { return is_contiguous_; }
+  const Storage& storage() const { return storage_; }
+  void* data() const {
+    return static_cast<char*>(storage_->data()) + storage_offset_ * itemsize(dtype_);
+  }
+
+  // In-place changes of the view itself (squeeze_, t_, as_strided_ ...).
+  void set_sizes_and_strides(Shape sizes, Shape strides, int64_t storage_offset);
+
+  // The Python object wrapping this tensor, while one exists (see python/bindings/tensor_caster.h).
+  void* pyobj() const { return pyobj_; }
+  void set_pyobj(void* obj) { pyobj_ = obj; }
+
+ private:
+  void refresh();
+
+  Storage storage_;
+  ScalarType dtype_;
+  Shape sizes_;
+  Shape strides_;
+  int64_t storage_offset_;
+  int64_t numel_ = 0;
+  bool is_contiguous_ = false;
+  void* pyobj_ = nullptr;
+};
+
+}  // namespace tp

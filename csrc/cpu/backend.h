@@ -1,0 +1,41 @@
+#pragma once
+// The CPU implementation of the kernel interface (dispatch/backend.h). Its methods are defined
+// by family: copy.cpp, unary.cpp, binary.cpp, reduce.cpp, gemm.cpp, indexing.cpp, random.cpp.
+
+#include "dispatch/backend.h"
+
+namespace tp::cpu {
+
+class CpuBackend final : public Backend {
+ public:
+  void copy(const Tensor& dst, const Tensor& src) override;
+  void fill(const Tensor& dst, const Scalar& value) override;
+  void arange(const Tensor& out, const Scalar& start, const Scalar& step) override;
+
+  void unary(UnaryOp op, const Tensor& out, const Tensor& in, double p0, double p1, double p2) override;
+  void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) override;
+  void binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, const Scalar& b) override;
+  void ternary(TernaryOp op, const Tensor& out, const Tensor& cond_or_self, const Tensor& a, const Tensor& b,
+               const Scalar& value) override;
+
+  void reduce(ReduceOp op, const Tensor& out, const Tensor& in, const std::vector<bool>& mask) override;
+  void arg_reduce(ArgReduceOp op, const Tensor& values, const Tensor& indices, const Tensor& in,
+                  int64_t dim) override;
+  void scan(ScanOp op, const Tensor& out, const Tensor& in, int64_t dim) override;
+  void softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log) override;
+
+  void gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) override;
+
+  void gather(const Tensor& out, const Tensor& src, int64_t dim, const Tensor& index) override;
+  void scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+               ScatterReduce reduce) override;
+  void index_gather(const Tensor& out, const Tensor& rows, const Tensor& offsets) override;
+  void index_put(const Tensor& rows, const Tensor& offsets, const Tensor& values, bool accumulate) override;
+  Tensor nonzero(const Tensor& in) override;
+
+  void uniform(const Tensor& out, double low, double high, Generator& gen) override;
+  void normal(const Tensor& out, double mean, double std, Generator& gen) override;
+  void random_int(const Tensor& out, int64_t low, int64_t high, Generator& gen) override;
+};
+
+}  // namespace tp::cpu

@@ -1,0 +1,175 @@
+// Elementwise ops of two and three inputs.
+
+#include <cmath>
+
+#include "cpu/backend.h"
+#include "cpu/convert.h"
+#include "cpu/loop.h"
+#include "cpu/math.h"
+
+namespace tp::cpu {
+
+namespace {
+
+template <class T> const T& at(const char* p, int64_t i, int64_t stride) {
+  return *reinterpret_cast<const T*>(p + i * stride);
+}
+
+// out[i] = f(a[i], b[i]) computed in M; Out is T or bool. A row where b (or a) is one repeated
+// value (a broadcast scalar) loads it once.
+template <class Out, class T, class F>
+void zip(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
+  using M = opmath_t<T>;
+  strided_loop(out, a, b).run([f](auto p, auto s, int64_t n) {
+    auto* o = reinterpret_cast<Out*>(p[0]);
+    bool dense_out = s[0] == sizeof(Out), dense_a = s[1] == sizeof(T), dense_b = s[2] == sizeof(T);
+    if (dense_out && dense_a && dense_b) {
+      auto* x = reinterpret_cast<const T*>(p[1]);
+      auto* y = reinterpret_cast<const T*>(p[2]);
+      for (int64_t i = 0; i < n; ++i) o[i] = static_cast<Out>(f(static_cast<M>(x[i]), static_cast<M>(y[i])));
+    } else if (dense_out && dense_a && s[2] == 0) {
+      auto* x = reinterpret_cast<const T*>(p[1]);
+      const M y = static_cast<M>(*reinterpret_cast<const T*>(p[2]));
+      for (int64_t i = 0; i < n; ++i) o[i] = static_cast<Out>(f(static_cast<M>(x[i]), y));
+    } else if (dense_out && s[1] == 0 && dense_b) {
+      const M x = static_cast<M>(*reinterpret_cast<const T*>(p[1]));
+      auto* y = reinterpret_cast<const T*>(p[2]);
+      for (int64_t i = 0; i < n; ++i) o[i] = static_cast<Out>(f(x, static_cast<M>(y[i])));
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<Out*>(p[0] + i * s[0]) =
+            static_cast<Out>(f(static_cast<M>(at<T>(p[1], i, s[1])), static_cast<M>(at<T>(p[2], i, s[2]))));
+    }
+  });
+}
+
+// out[i] = f(a[i]) for ops whose second operand is a number held in the compute type.
+template <class Out, class T, class F>
+void zip_scalar(const Tensor& out, const Tensor& a, F f) {
+  using M = opmath_t<T>;
+  strided_loop(out, a).run([f](auto p, auto s, int64_t n) {
+    if (s[0] == sizeof(Out) && s[1] == sizeof(T)) {
+      auto* o = reinterpret_cast<Out*>(p[0]);
+      auto* x = reinterpret_cast<const T*>(p[1]);
+      for (int64_t i = 0; i < n; ++i) o[i] = static_cast<Out>(f(static_cast<M>(x[i])));
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<Out*>(p[0] + i * s[0]) = static_cast<Out>(f(static_cast<M>(at<T>(p[1], i, s[1]))));
+    }
+  });
+}
+
+// Runs `apply(f)` with the scalar function of `op` over M, where apply knows the operands.
+template <class T, class Apply, class ApplyBool>
+void with_binary_fn(BinaryOp op, const Scalar& alpha, Apply apply, ApplyBool apply_bool) {
+  using M = opmath_t<T>;
+  constexpr bool floating = !std::is_integral_v<T>;
+  constexpr bool numeric = !std::is_same_v<T, bool>;
+  switch (op) {
+    case BinaryOp::Add:
+      if (alpha.to_double() == 1) return apply([](M a, M b) { return M(a + b); });
+      return apply([al = alpha.to<M>()](M a, M b) { return M(a + al * b); });
+    case BinaryOp::Sub:
+      if (alpha.to_double() == 1) return apply([](M a, M b) { return M(a - b); });
+      return apply([al = alpha.to<M>()](M a, M b) { return M(a - al * b); });
+    case BinaryOp::Mul:
+      if constexpr (std::is_same_v<T, bool>) return apply([](M a, M b) { return M(a && b); });
+      else return apply([](M a, M b) { return M(a * b); });
+    case BinaryOp::Div:
+      if constexpr (numeric) return apply([](M a, M b) { return M(a / b); });
+      break;
+    case BinaryOp::DivTrunc:
+      if constexpr (numeric) return apply([](M a, M b) { return math::div_trunc(a, b); });
+      break;
+    case BinaryOp::DivFloor:
+      if constexpr (numeric) return apply([](M a, M b) { return math::div_floor(a, b); });
+      break;
+    case BinaryOp::Remainder:
+      if constexpr (numeric) return apply([](M a, M b) { return math::remainder(a, b); });
+      break;
+    case BinaryOp::Pow:
+      if constexpr (numeric) return apply([](M a, M b) { return math::pow(a, b); });
+      break;
+    case BinaryOp::Atan2:
+      if constexpr (floating) return apply([](M a, M b) { return std::atan2(a, b); });
+      break;
+    case BinaryOp::Maximum: return apply([](M a, M b) { return math::maximum(a, b); });
+    case BinaryOp::Minimum: return apply([](M a, M b) { return math::minimum(a, b); });
+    case BinaryOp::BitwiseAnd:
+      if constexpr (!floating) return apply([](M a, M b) { return M(a & b); });
+      break;
+    case BinaryOp::BitwiseOr:
+      if constexpr (!floating) return apply([](M a, M b) { return M(a | b); });
+      break;
+    case BinaryOp::BitwiseXor:
+      if constexpr (!floating) return apply([](M a, M b) { return M(a ^ b); });
+      break;
+    case BinaryOp::Eq: return apply_bool([](M a, M b) { return a == b; });
+    case BinaryOp::Ne: return apply_bool([](M a, M b) { return a != b; });
+    case BinaryOp::Lt: return apply_bool([](M a, M b) { return a < b; });
+    case BinaryOp::Le: return apply_bool([](M a, M b) { return a <= b; });
+    case BinaryOp::Gt: return apply_bool([](M a, M b) { return a > b; });
+    case BinaryOp::Ge: return apply_bool([](M a, M b) { return a >= b; });
+    case BinaryOp::LogicalAnd: return apply_bool([](M a, M b) { return a != M(0) && b != M(0); });
+    case BinaryOp::LogicalOr: return apply_bool([](M a, M b) { return a != M(0) || b != M(0); });
+    case BinaryOp::LogicalXor: return apply_bool([](M a, M b) { return (a != M(0)) != (b != M(0)); });
+  }
+  fail_unsupported_dtype("binary op", scalar_type_of<T>());
+}
+
+}  // namespace
+
+void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  visit_dtype("binary op", a.dtype(), [&](auto t) {
+    using T = decltype(t);
+    with_binary_fn<T>(
+        op, alpha, [&](auto f) { zip<T, T>(out, a, b, f); }, [&](auto f) { zip<bool, T>(out, a, b, f); });
+  });
+}
+
+void CpuBackend::binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, const Scalar& b) {
+  visit_dtype("binary op", a.dtype(), [&](auto t) {
+    using T = decltype(t);
+    using M = opmath_t<T>;
+    const M y = b.to<M>();
+    with_binary_fn<T>(
+        op, Scalar(1), [&](auto f) { zip_scalar<T, T>(out, a, [f, y](M x) { return f(x, y); }); },
+        [&](auto f) { zip_scalar<bool, T>(out, a, [f, y](M x) { return f(x, y); }); });
+  });
+}
+
+void CpuBackend::ternary(TernaryOp op, const Tensor& out, const Tensor& first, const Tensor& a, const Tensor& b,
+                         const Scalar& value) {
+  visit_dtype("ternary op", out.dtype(), [&](auto t) {
+    using T = decltype(t);
+    using M = opmath_t<T>;
+    auto loop = strided_loop(out, first, a, b);
+    auto run = [&](auto f) {
+      loop.run([f](auto p, auto s, int64_t n) {
+        for (int64_t i = 0; i < n; ++i)
+          *reinterpret_cast<T*>(p[0] + i * s[0]) = f(p[1] + i * s[1], at<T>(p[2], i, s[2]), at<T>(p[3], i, s[3]));
+      });
+    };
+    switch (op) {
+      case TernaryOp::Where:
+        return run([](const char* c, T x, T y) { return *reinterpret_cast<const bool*>(c) ? x : y; });
+      case TernaryOp::Lerp:
+        if constexpr (!std::is_integral_v<T>)
+          return run([](const char* self, T end, T w) {
+            return static_cast<T>(math::lerp<M>(M(*reinterpret_cast<const T*>(self)), M(end), M(w)));
+          });
+        break;
+      case TernaryOp::AddCMul:
+        return run([v = value.to<M>()](const char* self, T x, T y) {
+          return static_cast<T>(M(*reinterpret_cast<const T*>(self)) + v * M(x) * M(y));
+        });
+      case TernaryOp::AddCDiv:
+        return run([v = value.to<M>()](const char* self, T x, T y) {
+          return static_cast<T>(M(*reinterpret_cast<const T*>(self)) + v * M(x) / M(y));
+        });
+    }
+    fail_unsupported_dtype("ternary op", scalar_type_of<T>());
+  });
+}
+
+}  // namespace tp::cpu

@@ -1,0 +1,98 @@
+#pragma once
+// The strided loop under every elementwise CPU kernel.
+//
+// N operands share one shape (inputs already expanded to it, so broadcast dims have stride 0).
+// Dims that are contiguous for every operand are merged, and the loop hands the kernel one
+// innermost row at a time: row(ptrs, strides, n) with byte pointers and byte strides, so the
+// kernel can take a fast path when every stride is the item size (or 0 for a broadcast scalar).
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "core/parallel.h"
+#include "core/tensor.h"
+
+namespace tp::cpu {
+
+// Elements per thread below which splitting a loop costs more than it saves.
+inline constexpr int64_t kGrain = 32768;
+
+template <size_t N>
+struct StridedLoop {
+  using Ptrs = std::array<char*, N>;
+  using Strides = std::array<int64_t, N>;
+
+  std::vector<int64_t> shape;             // merged dims, outermost first
+  std::vector<Strides> strides;           // per dim, the byte stride of each operand
+  Ptrs base;
+
+  explicit StridedLoop(const std::array<const Tensor*, N>& operands) {
+    const Tensor& first = *operands[0];
+    for (size_t k = 0; k < N; ++k) base[k] = static_cast<char*>(operands[k]->data_ptr());
+    for (int64_t d = 0; d < first.dim(); ++d) {
+      if (first.size(d) == 1) continue;
+      Strides s;
+      for (size_t k = 0; k < N; ++k) s[k] = operands[k]->strides()[d] * operands[k]->itemsize();
+      // Merge with the previous dim when that one steps exactly over this one for all operands.
+      bool merge = !shape.empty();
+      for (size_t k = 0; merge && k < N; ++k) merge = strides.back()[k] == s[k] * first.size(d);
+      if (merge) {
+        shape.back() *= first.size(d);
+        strides.back() = s;
+      } else {
+        shape.push_back(first.size(d));
+        strides.push_back(s);
+      }
+    }
+  }
+
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int64_t s : shape) n *= s;
+    return n;
+  }
+
+  // Calls row(ptrs, inner_strides, n) for the rows covering elements [begin, end) in row-major order.
+  template <class Row>
+  void run_range(int64_t begin, int64_t end, const Row& row) const {
+    if (shape.empty()) {  // a single element
+      row(base, Strides{}, 1);
+      return;
+    }
+    const int64_t ndim = static_cast<int64_t>(shape.size());
+    const int64_t inner = shape.back();
+    std::vector<int64_t> index(ndim);
+    int64_t rest = begin;
+    for (int64_t d = ndim - 1; d >= 0; --d) {
+      index[d] = rest % shape[d];
+      rest /= shape[d];
+    }
+    while (begin < end) {
+      Ptrs ptrs = base;
+      for (int64_t d = 0; d < ndim; ++d)
+        for (size_t k = 0; k < N; ++k) ptrs[k] += index[d] * strides[d][k];
+      int64_t n = std::min(inner - index[ndim - 1], end - begin);
+      row(ptrs, strides.back(), n);
+      begin += n;
+      index[ndim - 1] += n;
+      for (int64_t d = ndim - 1; d > 0 && index[d] == shape[d]; --d) {
+        index[d] = 0;
+        ++index[d - 1];
+      }
+    }
+  }
+
+  // The whole loop, split across threads when it is large.
+  template <class Row>
+  void run(const Row& row, int64_t grain = kGrain) const {
+    parallel_for(0, numel(), grain, [&](int64_t b, int64_t e) { run_range(b, e, row); });
+  }
+};
+
+template <class... T>
+StridedLoop<sizeof...(T)> strided_loop(const T&... operands) {
+  return StridedLoop<sizeof...(T)>({&operands...});
+}
+
+}  // namespace tp::cpu

@@ -1,0 +1,141 @@
+#pragma once
+// Scalar definitions of the elementwise ops, in the op's compute type M (float for 16-bit floats).
+// Where PyTorch defines an edge case (NaN, division by zero, signed zeros), these follow it.
+
+#include <cmath>
+#include <concepts>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+namespace tp::cpu::math {
+
+template <class M> inline M sigmoid(M x) { return M(1) / (M(1) + std::exp(-x)); }
+
+template <class M> inline M gelu(M x) {
+  constexpr M kInvSqrt2 = M(0.70710678118654752440);
+  return M(0.5) * x * (M(1) + std::erf(x * kInvSqrt2));
+}
+
+template <class M> inline M gelu_tanh(M x) {
+  constexpr M kBeta = M(0.79788456080286535588);  // sqrt(2 / pi)
+  constexpr M kKappa = M(0.044715);
+  return M(0.5) * x * (M(1) + std::tanh(kBeta * (x + kKappa * x * x * x)));
+}
+
+template <class M> inline M softplus(M x, M beta, M threshold) {
+  return x * beta > threshold ? x : std::log1p(std::exp(x * beta)) / beta;
+}
+
+template <class M> inline M round_decimals(M x, int64_t decimals) {
+  M ten_pow = std::pow(M(10), M(std::abs(decimals)));
+  return decimals >= 0 ? std::nearbyint(x * ten_pow) / ten_pow : std::nearbyint(x / ten_pow) * ten_pow;
+}
+
+template <class M> inline M sign(M x) {
+  if constexpr (std::is_unsigned_v<M>) return x > 0;
+  else return static_cast<M>((M(0) < x) - (x < M(0)));
+}
+
+template <class M> inline M abs(M x) {
+  if constexpr (std::is_unsigned_v<M>) return x;
+  else if constexpr (std::is_integral_v<M>) return x < 0 ? static_cast<M>(-x) : x;
+  else return std::fabs(x);
+}
+
+template <class M> inline M nan_to_num(M x, M nan, M posinf, M neginf) {
+  if (std::isnan(x)) return nan;
+  if (std::isinf(x)) return x > 0 ? posinf : neginf;
+  return x;
+}
+
+// Python's floor division and remainder (the result takes the divisor's sign).
+template <class M> inline M div_floor(M a, M b) {
+  if constexpr (std::is_integral_v<M>) {
+    if constexpr (std::is_signed_v<M>) {
+      if (b == -1) return static_cast<M>(-static_cast<std::make_unsigned_t<M>>(a));  // no trap on INT_MIN / -1
+      if ((a < 0) != (b < 0)) {
+        M q = a / b;
+        return a % b ? q - 1 : q;
+      }
+    }
+    return a / b;
+  } else {
+    if (b == 0) return a / b;
+    M mod = std::fmod(a, b);
+    M div = (a - mod) / b;
+    if (mod != 0 && (b < 0) != (mod < 0)) div -= M(1);
+    if (div == 0) return std::copysign(M(0), a / b);
+    M floordiv = std::floor(div);
+    if (div - floordiv > M(0.5)) floordiv += M(1);
+    return floordiv;
+  }
+}
+
+template <class M> inline M div_trunc(M a, M b) {
+  if constexpr (std::is_integral_v<M>) {
+    if constexpr (std::is_signed_v<M>)
+      if (b == -1) return static_cast<M>(-static_cast<std::make_unsigned_t<M>>(a));
+    return a / b;
+  } else {
+    return std::trunc(a / b);
+  }
+}
+
+template <class M> inline M remainder(M a, M b) {
+  if constexpr (std::is_integral_v<M>) {
+    if constexpr (std::is_signed_v<M>)
+      if (b == -1) return 0;
+    M r = a % b;
+    if constexpr (std::is_signed_v<M>)
+      if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+  } else {
+    M mod = std::fmod(a, b);
+    if (mod != 0 && (b < 0) != (mod < 0)) mod += b;
+    return mod;
+  }
+}
+
+// Integer power by squaring; negative exponents give 0 except for bases 1 and -1, as in PyTorch.
+template <class M> inline M pow(M base, M exp) {
+  if constexpr (std::is_same_v<M, bool>) {
+    return base || !exp;
+  } else if constexpr (std::is_integral_v<M>) {
+    if constexpr (std::is_signed_v<M>) {
+      if (exp < 0) {
+        if (base == 1) return 1;
+        if (base == -1) return (exp & 1) ? -1 : 1;
+        return 0;
+      }
+    }
+    using U = std::make_unsigned_t<M>;  // wraps on overflow instead of undefined behaviour
+    U result = 1, b = static_cast<U>(base);
+    for (U e = static_cast<U>(exp); e; e >>= 1) {
+      if (e & 1) result *= b;
+      b *= b;
+    }
+    return static_cast<M>(result);
+  } else {
+    return std::pow(base, exp);
+  }
+}
+
+// NaN-propagating maximum and minimum.
+template <class M> inline M maximum(M a, M b) {
+  if constexpr (!std::is_integral_v<M>)
+    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<M>::quiet_NaN();
+  return a > b ? a : b;
+}
+template <class M> inline M minimum(M a, M b) {
+  if constexpr (!std::is_integral_v<M>)
+    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<M>::quiet_NaN();
+  return a < b ? a : b;
+}
+
+// a + w * (b - a), computed from the nearer end as PyTorch does for accuracy.
+template <class M> inline M lerp(M a, M b, M w) {
+  return std::abs(w) < M(0.5) ? a + w * (b - a) : b - (b - a) * (M(1) - w);
+}
+
+}  // namespace tp::cpu::math

@@ -1,0 +1,253 @@
+// Reductions, arg-reductions, scans and softmax.
+//
+// Reductions see their input as [kept..., reduced...]: a permuted view whose reduced block is
+// made contiguous when it is not, so each output element reduces one dense row. Reducing the
+// leading dims of a contiguous tensor (the bias gradient's sum over the batch) instead walks
+// the rows once, accumulating a whole row of outputs at a time.
+
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "cpu/backend.h"
+#include "cpu/convert.h"
+#include "cpu/loop.h"
+#include "ops/ops.h"
+
+namespace tp::cpu {
+
+namespace {
+
+// Sums n values with several accumulators and pairwise splitting, which keeps float32 sums of
+// millions of elements accurate (as PyTorch's cascade sum does).
+template <class Acc, class T>
+Acc pairwise_sum(const T* x, int64_t n) {
+  if (n <= 256) {
+    Acc acc[8] = {};
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+      for (int k = 0; k < 8; ++k) acc[k] += static_cast<Acc>(x[i + k]);
+    for (; i < n; ++i) acc[0] += static_cast<Acc>(x[i]);
+    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+  }
+  int64_t half = (n / 2 + 7) / 8 * 8;
+  return pairwise_sum<Acc>(x, half) + pairwise_sum<Acc>(x + half, n - half);
+}
+
+// One reduction: an accumulator type, its identity, how to fold a row and combine partials.
+template <class T, ReduceOp kOp>
+struct Reducer {
+  using M = opmath_t<T>;
+  using Acc = std::conditional_t<kOp == ReduceOp::All || kOp == ReduceOp::Any, bool, M>;
+
+  static Acc identity() {
+    switch (kOp) {
+      case ReduceOp::Sum: return Acc(0);
+      case ReduceOp::Prod: return Acc(1);
+      case ReduceOp::Max:
+        if constexpr (std::numeric_limits<M>::has_infinity) return -std::numeric_limits<M>::infinity();
+        else return std::numeric_limits<M>::lowest();
+      case ReduceOp::Min:
+        if constexpr (std::numeric_limits<M>::has_infinity) return std::numeric_limits<M>::infinity();
+        else return std::numeric_limits<M>::max();
+      case ReduceOp::All: return true;
+      case ReduceOp::Any: return false;
+    }
+    return Acc(0);
+  }
+
+  static Acc step(Acc acc, M x) {
+    if constexpr (kOp == ReduceOp::Sum) return acc + x;
+    else if constexpr (kOp == ReduceOp::Prod) return acc * x;
+    else if constexpr (kOp == ReduceOp::All) return acc && x != M(0);
+    else if constexpr (kOp == ReduceOp::Any) return acc || x != M(0);
+    else {
+      if constexpr (!std::is_integral_v<M>)
+        if (std::isnan(x) || std::isnan(acc)) return std::numeric_limits<M>::quiet_NaN();
+      if constexpr (kOp == ReduceOp::Max) return x > acc ? x : acc;
+      else return x < acc ? x : acc;
+    }
+  }
+
+  static Acc row(const T* x, int64_t n) {
+    if constexpr (kOp == ReduceOp::Sum) {
+      return pairwise_sum<Acc>(x, n);
+    } else {
+      Acc acc = identity();
+      for (int64_t i = 0; i < n; ++i) acc = step(acc, static_cast<M>(x[i]));
+      return acc;
+    }
+  }
+};
+
+template <class T, class Out, ReduceOp kOp>
+void reduce_typed(const Tensor& out, const Tensor& in, const std::vector<bool>& mask) {
+  using R = Reducer<T, kOp>;
+  const int64_t ndim = in.dim();
+  int64_t reduced = 1;
+  Shape kept_sizes, order;
+  for (int64_t d = 0; d < ndim; ++d) {
+    if (mask[d]) reduced *= in.size(d);
+    else order.push_back(d), kept_sizes.push_back(in.size(d));
+  }
+  const int64_t kept = numel(kept_sizes);
+  Out* o = static_cast<Out*>(out.data_ptr());  // out is contiguous with the reduced dims of size 1
+
+  // Leading dims reduced, trailing kept, contiguous input: accumulate row by row.
+  bool leading = in.is_contiguous() && reduced > 1 && kept > 1;
+  for (int64_t d = 0; leading && d < ndim; ++d) leading = mask[d] == (d < ndim - static_cast<int64_t>(order.size()));
+  if (leading && out.is_contiguous()) {
+    const T* x = static_cast<const T*>(in.data_ptr());
+    parallel_for(0, kept, kGrain / 16, [&](int64_t b, int64_t e) {
+      std::vector<typename R::Acc> acc(e - b, R::identity());
+      for (int64_t r = 0; r < reduced; ++r) {
+        const T* row = x + r * kept;
+        for (int64_t k = b; k < e; ++k) acc[k - b] = R::step(acc[k - b], static_cast<typename R::M>(row[k]));
+      }
+      for (int64_t k = b; k < e; ++k) o[k] = static_cast<Out>(acc[k - b]);
+    });
+    return;
+  }
+
+  // General case: [kept..., reduced...] with dense reduced rows.
+  for (int64_t d = 0; d < ndim; ++d)
+    if (mask[d]) order.push_back(d);
+  Tensor rows = permute(in, order).contiguous();
+  const T* x = static_cast<const T*>(rows.data_ptr());
+  if (kept == 1) {  // a full reduction: split the one row across threads
+    const int64_t chunks = std::min<int64_t>(get_num_threads(), std::max<int64_t>(1, reduced / kGrain));
+    std::vector<typename R::Acc> partial(chunks, R::identity());
+    parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
+      for (int64_t c = b; c < e; ++c) {
+        int64_t lo = reduced * c / chunks, hi = reduced * (c + 1) / chunks;
+        partial[c] = R::row(x + lo, hi - lo);
+      }
+    });
+    typename R::Acc acc = partial[0];
+    for (int64_t c = 1; c < chunks; ++c) {
+      if constexpr (kOp == ReduceOp::Sum) acc = acc + partial[c];
+      else acc = R::step(acc, static_cast<typename R::M>(partial[c]));
+    }
+    o[0] = static_cast<Out>(acc);
+    return;
+  }
+  parallel_for(0, kept, std::max<int64_t>(1, kGrain / std::max<int64_t>(reduced, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) o[k] = static_cast<Out>(R::row(x + k * reduced, reduced));
+  });
+}
+
+template <class T, class Out>
+void reduce_dispatch(ReduceOp op, const Tensor& out, const Tensor& in, const std::vector<bool>& mask) {
+  switch (op) {
+    case ReduceOp::Sum: return reduce_typed<T, Out, ReduceOp::Sum>(out, in, mask);
+    case ReduceOp::Prod: return reduce_typed<T, Out, ReduceOp::Prod>(out, in, mask);
+    case ReduceOp::Max: return reduce_typed<T, Out, ReduceOp::Max>(out, in, mask);
+    case ReduceOp::Min: return reduce_typed<T, Out, ReduceOp::Min>(out, in, mask);
+    case ReduceOp::All: return reduce_typed<T, Out, ReduceOp::All>(out, in, mask);
+    case ReduceOp::Any: return reduce_typed<T, Out, ReduceOp::Any>(out, in, mask);
+  }
+}
+
+}  // namespace
+
+void CpuBackend::reduce(ReduceOp op, const Tensor& out, const Tensor& in, const std::vector<bool>& mask) {
+  visit_dtype("reduce", in.dtype(), [&](auto t) {
+    using T = decltype(t);
+    if (out.dtype() == ScalarType::Bool) return reduce_dispatch<T, bool>(op, out, in, mask);
+    if constexpr (is_reduced_float(scalar_type_of<T>()))
+      if (out.dtype() == ScalarType::Float32) return reduce_dispatch<T, float>(op, out, in, mask);
+    TP_CHECK(out.dtype() == in.dtype(), "[reduce] unsupported output dtype ", name(out.dtype()));
+    reduce_dispatch<T, T>(op, out, in, mask);
+  });
+}
+
+void CpuBackend::arg_reduce(ArgReduceOp op, const Tensor& values, const Tensor& indices, const Tensor& in,
+                            int64_t dim) {
+  visit_dtype("argmax", in.dtype(), [&](auto t) {
+    using T = decltype(t);
+    using M = opmath_t<T>;
+    Tensor rows = movedim(in, dim, -1).contiguous();
+    const int64_t n = in.dim() ? in.size(dim) : 1;
+    const int64_t count = n ? in.numel() / n : 0;
+    const T* x = static_cast<const T*>(rows.data_ptr());
+    T* v = static_cast<T*>(values.data_ptr());
+    int64_t* idx = static_cast<int64_t*>(indices.data_ptr());
+    const bool is_max = op == ArgReduceOp::Max;
+    parallel_for(0, count, std::max<int64_t>(1, kGrain / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        const T* row = x + r * n;
+        int64_t best = 0;
+        M best_value = static_cast<M>(row[0]);
+        for (int64_t i = 1; i < n; ++i) {
+          M value = static_cast<M>(row[i]);
+          if constexpr (!std::is_integral_v<M>)
+            if (std::isnan(best_value)) break;  // the first NaN wins, as in PyTorch
+          bool better = is_max ? value > best_value : value < best_value;
+          if constexpr (!std::is_integral_v<M>) better = better || std::isnan(value);
+          if (better) best = i, best_value = value;
+        }
+        v[r] = row[best];
+        idx[r] = best;
+      }
+    });
+  });
+}
+
+void CpuBackend::scan(ScanOp op, const Tensor& out, const Tensor& in, int64_t dim) {
+  visit_dtype<DTypes::Numeric>(op == ScanOp::Sum ? "cumsum" : "cumprod", in.dtype(), [&](auto t) {
+    using T = decltype(t);
+    // PyTorch accumulates float scans in double on the CPU.
+    using Acc = std::conditional_t<std::is_integral_v<T>, int64_t,
+                                   std::conditional_t<std::is_same_v<T, double> || std::is_same_v<T, float>, double, float>>;
+    Tensor src = in.contiguous();
+    const int64_t n = in.dim() ? in.size(dim) : 1;
+    const int64_t inner = in.dim() ? numel(in.sizes().subspan(dim + 1)) : 1;
+    const int64_t outer = n * inner ? in.numel() / (n * inner) : 0;
+    const T* x = static_cast<const T*>(src.data_ptr());
+    T* y = static_cast<T*>(out.data_ptr());
+    const bool sum = op == ScanOp::Sum;
+    parallel_for(0, outer * inner, std::max<int64_t>(1, kGrain / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t line = b; line < e; ++line) {
+        int64_t base = (line / inner) * n * inner + line % inner;
+        Acc acc = sum ? Acc(0) : Acc(1);
+        for (int64_t i = 0; i < n; ++i) {
+          Acc value = static_cast<Acc>(static_cast<opmath_t<T>>(x[base + i * inner]));
+          acc = sum ? acc + value : acc * value;
+          y[base + i * inner] = convert<T>(acc);
+        }
+      }
+    });
+  });
+}
+
+void CpuBackend::softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log) {
+  visit_dtype<DTypes::Floating>(log ? "log_softmax" : "softmax", in.dtype(), [&](auto t) {
+    using T = decltype(t);
+    using M = opmath_t<T>;
+    Tensor src = in.contiguous();
+    const int64_t n = in.dim() ? in.size(dim) : 1;
+    const int64_t inner = in.dim() ? numel(in.sizes().subspan(dim + 1)) : 1;
+    const int64_t outer = n * inner ? in.numel() / (n * inner) : 0;
+    const T* x = static_cast<const T*>(src.data_ptr());
+    T* y = static_cast<T*>(out.data_ptr());
+    parallel_for(0, outer * inner, std::max<int64_t>(1, kGrain / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t line = b; line < e; ++line) {
+        const int64_t base = (line / inner) * n * inner + line % inner;
+        M max = -std::numeric_limits<M>::infinity();
+        for (int64_t i = 0; i < n; ++i) max = std::max(max, static_cast<M>(x[base + i * inner]));
+        M sum = 0;
+        for (int64_t i = 0; i < n; ++i) sum += std::exp(static_cast<M>(x[base + i * inner]) - max);
+        if (log) {
+          const M shift = max + std::log(sum);
+          for (int64_t i = 0; i < n; ++i) y[base + i * inner] = static_cast<T>(static_cast<M>(x[base + i * inner]) - shift);
+        } else {
+          const M scale = M(1) / sum;
+          for (int64_t i = 0; i < n; ++i)
+            y[base + i * inner] = static_cast<T>(std::exp(static_cast<M>(x[base + i * inner]) - max) * scale);
+        }
+      }
+    });
+  });
+}
+
+}  // namespace tp::cpu

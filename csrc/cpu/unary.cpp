@@ -1,0 +1,131 @@
+// Elementwise ops of one input.
+
+#include <cmath>
+
+#include "cpu/backend.h"
+#include "cpu/convert.h"
+#include "cpu/loop.h"
+#include "cpu/math.h"
+
+namespace tp::cpu {
+
+namespace {
+
+// out[i] = f(in[i]) computed in M; Out is In or bool.
+template <class Out, class In, class F>
+void map(const Tensor& out, const Tensor& in, F f) {
+  using M = opmath_t<In>;
+  strided_loop(out, in).run([f](auto p, auto s, int64_t n) {
+    if (s[0] == sizeof(Out) && s[1] == sizeof(In)) {
+      auto* o = reinterpret_cast<Out*>(p[0]);
+      auto* x = reinterpret_cast<const In*>(p[1]);
+      for (int64_t i = 0; i < n; ++i) o[i] = static_cast<Out>(f(static_cast<M>(x[i])));
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<Out*>(p[0] + i * s[0]) = static_cast<Out>(f(static_cast<M>(*reinterpret_cast<const In*>(p[1] + i * s[1]))));
+    }
+  });
+}
+
+template <class T>
+void unary_floating(UnaryOp op, const Tensor& out, const Tensor& in, double p0, double p1, double p2) {
+  using M = opmath_t<T>;
+  auto m = [&](auto f) { map<T, T>(out, in, f); };
+  auto test = [&](auto f) { map<bool, T>(out, in, f); };
+  switch (op) {
+    case UnaryOp::Neg: return m([](M x) { return -x; });
+    case UnaryOp::Abs: return m([](M x) { return std::fabs(x); });
+    case UnaryOp::Sign: return m([](M x) { return math::sign(x); });
+    case UnaryOp::Exp: return m([](M x) { return std::exp(x); });
+    case UnaryOp::Exp2: return m([](M x) { return std::exp2(x); });
+    case UnaryOp::Expm1: return m([](M x) { return std::expm1(x); });
+    case UnaryOp::Log: return m([](M x) { return std::log(x); });
+    case UnaryOp::Log2: return m([](M x) { return std::log2(x); });
+    case UnaryOp::Log10: return m([](M x) { return std::log10(x); });
+    case UnaryOp::Log1p: return m([](M x) { return std::log1p(x); });
+    case UnaryOp::Sqrt: return m([](M x) { return std::sqrt(x); });
+    case UnaryOp::Rsqrt: return m([](M x) { return M(1) / std::sqrt(x); });
+    case UnaryOp::Reciprocal: return m([](M x) { return M(1) / x; });
+    case UnaryOp::Sin: return m([](M x) { return std::sin(x); });
+    case UnaryOp::Cos: return m([](M x) { return std::cos(x); });
+    case UnaryOp::Tan: return m([](M x) { return std::tan(x); });
+    case UnaryOp::Tanh: return m([](M x) { return std::tanh(x); });
+    case UnaryOp::Sigmoid: return m([](M x) { return math::sigmoid(x); });
+    case UnaryOp::Erf: return m([](M x) { return std::erf(x); });
+    case UnaryOp::Floor: return m([](M x) { return std::floor(x); });
+    case UnaryOp::Ceil: return m([](M x) { return std::ceil(x); });
+    case UnaryOp::Round: return m([](M x) { return std::nearbyint(x); });
+    case UnaryOp::Trunc: return m([](M x) { return std::trunc(x); });
+    case UnaryOp::Relu: return m([](M x) { return std::isnan(x) ? x : (x > M(0) ? x : M(0)); });
+    case UnaryOp::Gelu: return m([](M x) { return math::gelu(x); });
+    case UnaryOp::GeluTanh: return m([](M x) { return math::gelu_tanh(x); });
+    case UnaryOp::Silu: return m([](M x) { return x / (M(1) + std::exp(-x)); });
+    case UnaryOp::Softplus: return m([b = M(p0), t = M(p1)](M x) { return math::softplus(x, b, t); });
+    case UnaryOp::RoundDecimals: return m([d = int64_t(p0)](M x) { return math::round_decimals(x, d); });
+    case UnaryOp::NanToNum: return m([a = M(p0), b = M(p1), c = M(p2)](M x) { return math::nan_to_num(x, a, b, c); });
+    case UnaryOp::Clamp:
+      return m([lo = M(p0), hi = M(p1)](M x) {
+        if (std::isnan(x)) return x;
+        if (!std::isnan(lo) && x < lo) x = lo;
+        if (!std::isnan(hi) && x > hi) x = hi;
+        return x;
+      });
+    case UnaryOp::PowScalar:
+      if (p0 == 2) return m([](M x) { return x * x; });
+      if (p0 == 0.5) return m([](M x) { return std::sqrt(x); });
+      return m([e = M(p0)](M x) { return std::pow(x, e); });
+    case UnaryOp::RPowScalar: return m([b = M(p0)](M x) { return std::pow(b, x); });
+    case UnaryOp::LogicalNot: return test([](M x) { return x == M(0); });
+    case UnaryOp::IsNan: return test([](M x) { return std::isnan(x); });
+    case UnaryOp::IsInf: return test([](M x) { return std::isinf(x); });
+    case UnaryOp::IsFinite: return test([](M x) { return std::isfinite(x); });
+    case UnaryOp::BitwiseNot: break;
+  }
+  fail_unsupported_dtype("bitwise_not", scalar_type_of<T>());
+}
+
+template <class T>
+void unary_integral(UnaryOp op, const Tensor& out, const Tensor& in, double p0, double p1, double p2) {
+  auto m = [&](auto f) { map<T, T>(out, in, f); };
+  auto test = [&](auto f) { map<bool, T>(out, in, f); };
+  switch (op) {
+    case UnaryOp::Neg: return m([](T x) { return static_cast<T>(-x); });
+    case UnaryOp::Abs: return m([](T x) { return math::abs(x); });
+    case UnaryOp::Sign: return m([](T x) { return math::sign(x); });
+    case UnaryOp::Floor:
+    case UnaryOp::Ceil:
+    case UnaryOp::Round:
+    case UnaryOp::Trunc:
+    case UnaryOp::NanToNum: return m([](T x) { return x; });
+    case UnaryOp::Relu: return m([](T x) { return x > 0 ? x : T(0); });
+    case UnaryOp::Clamp:
+      return m([lo = p0, hi = p1](T x) {
+        if (!std::isnan(lo) && x < lo) x = static_cast<T>(lo);
+        if (!std::isnan(hi) && x > hi) x = static_cast<T>(hi);
+        return x;
+      });
+    case UnaryOp::PowScalar: return m([e = static_cast<T>(p0)](T x) { return math::pow(x, e); });
+    case UnaryOp::RPowScalar: return m([b = static_cast<T>(p0)](T x) { return math::pow(b, x); });
+    case UnaryOp::BitwiseNot:
+      if constexpr (std::is_same_v<T, bool>) return m([](T x) { return !x; });
+      else return m([](T x) { return static_cast<T>(~x); });
+    case UnaryOp::LogicalNot: return test([](T x) { return x == 0; });
+    case UnaryOp::IsNan:
+    case UnaryOp::IsInf: return test([](T) { return false; });
+    case UnaryOp::IsFinite: return test([](T) { return true; });
+    default: break;
+  }
+  fail_unsupported_dtype("unary op", scalar_type_of<T>());
+}
+
+}  // namespace
+
+void CpuBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in, double p0, double p1, double p2) {
+  visit_dtype("unary op", in.dtype(), [&](auto t) {
+    using T = decltype(t);
+    if constexpr (std::is_integral_v<T>) unary_integral<T>(op, out, in, p0, p1, p2);
+    else unary_floating<T>(op, out, in, p0, p1, p2);
+  });
+}
+
+}  // namespace tp::cpu

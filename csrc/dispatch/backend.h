@@ -1,0 +1,109 @@
+#pragma once
+// Layer 3 of the dispatcher: the device kernels (see Note [Dispatcher layers] in ARCHITECTURE.md).
+//
+// Ops normalise their arguments (check shapes, promote dtypes, broadcast, allocate the output) and
+// then call the kernel of their device through this interface. A kernel sees operands that already
+// agree: the dtype it is told, inputs expanded to the output's shape, outputs allocated. Each
+// device type implements the interface once: cpu/backend.cpp, and cuda/backend.cpp when built.
+
+#include <cstdint>
+#include <optional>
+
+#include "core/tensor.h"
+
+namespace tp {
+
+class Generator;
+
+enum class UnaryOp : uint8_t {
+  Neg, Abs, Sign, Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Sqrt, Rsqrt, Reciprocal,
+  Sin, Cos, Tan, Tanh, Sigmoid, Erf, Floor, Ceil, Round, Trunc, Relu, Gelu, GeluTanh, Silu,
+  Softplus,    // params: beta, threshold
+  RoundDecimals,  // params: decimals
+  NanToNum,    // params: nan, posinf, neginf
+  Clamp,       // params: min, max (either may be NaN for "none")
+  PowScalar,   // params: exponent; x ** e
+  RPowScalar,  // params: base; base ** x
+  BitwiseNot, LogicalNot,  // LogicalNot writes bool
+  IsNan, IsInf, IsFinite,  // write bool
+};
+
+enum class BinaryOp : uint8_t {
+  Add,  // a + alpha * b, alpha in the scalar parameter
+  Sub,  // a - alpha * b
+  Mul, Div, DivTrunc, DivFloor, Remainder, Pow, Atan2, Maximum, Minimum,
+  BitwiseAnd, BitwiseOr, BitwiseXor,
+  Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr, LogicalXor,  // write bool
+};
+
+constexpr bool writes_bool(BinaryOp op) { return op >= BinaryOp::Eq; }
+constexpr bool writes_bool(UnaryOp op) { return op >= UnaryOp::LogicalNot; }
+
+enum class TernaryOp : uint8_t {
+  Where,    // cond ? a : b; cond is bool
+  Lerp,     // a + w * (b - a), w a tensor
+  AddCMul,  // self + value * a * b
+  AddCDiv,  // self + value * a / b
+};
+
+enum class ReduceOp : uint8_t { Sum, Prod, Max, Min, All, Any };
+enum class ArgReduceOp : uint8_t { Max, Min };
+enum class ScanOp : uint8_t { Sum, Prod };
+enum class ScatterReduce : uint8_t { None, Add };
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  // dst = src, converting dtypes; src has dst's shape (possibly through zero strides).
+  virtual void copy(const Tensor& dst, const Tensor& src) = 0;
+  virtual void fill(const Tensor& dst, const Scalar& value) = 0;
+  // out[i] = start + i * step over the flattened, contiguous out.
+  virtual void arange(const Tensor& out, const Scalar& start, const Scalar& step) = 0;
+
+  // Elementwise. `in`, `a`, `b` have out's shape and the compute dtype (out is bool for the
+  // ops that write bool). The scalar of binary_scalar is applied in the op's compute precision.
+  virtual void unary(UnaryOp op, const Tensor& out, const Tensor& in, double p0 = 0, double p1 = 0,
+                     double p2 = 0) = 0;
+  virtual void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
+                      const Scalar& alpha) = 0;
+  virtual void binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, const Scalar& b) = 0;
+  virtual void ternary(TernaryOp op, const Tensor& out, const Tensor& cond_or_self, const Tensor& a,
+                       const Tensor& b, const Scalar& value) = 0;
+
+  // Reductions of `in` over the dims where mask is true, into out (in's shape with those dims
+  // of size 1). Accumulates in float32 for 16-bit floats and float64 for float64.
+  virtual void reduce(ReduceOp op, const Tensor& out, const Tensor& in, const std::vector<bool>& mask) = 0;
+  // Values and int64 indices of the max/min along one dim (out shapes have size 1 there).
+  virtual void arg_reduce(ArgReduceOp op, const Tensor& values, const Tensor& indices, const Tensor& in,
+                          int64_t dim) = 0;
+  virtual void scan(ScanOp op, const Tensor& out, const Tensor& in, int64_t dim) = 0;
+  virtual void softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log) = 0;
+
+  // out[b] = beta * out[b] + alpha * a[b] @ b[b] over 3-D operands [batch, rows, cols].
+  virtual void gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& beta,
+                    const Scalar& alpha) = 0;
+
+  // out = src.gather(dim, index) / self.scatter_(dim, index, src); indices checked by the op.
+  virtual void gather(const Tensor& out, const Tensor& src, int64_t dim, const Tensor& index) = 0;
+  virtual void scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                       ScatterReduce reduce) = 0;
+  // Advanced indexing. `rows` views the non-indexed dims of the indexed tensor at its element 0;
+  // offsets[i] (int64, in elements, checked by the op) moves it to the i-th indexed position:
+  //   index_gather: out[i, ...] = rows@offsets[i][...]
+  //   index_put:    rows@offsets[i][...] = values[i, ...]   (+= when accumulating)
+  virtual void index_gather(const Tensor& out, const Tensor& rows, const Tensor& offsets) = 0;
+  virtual void index_put(const Tensor& rows, const Tensor& offsets, const Tensor& values, bool accumulate) = 0;
+  // The indices of the true elements of a bool tensor, as an int64 [count, ndim] tensor.
+  virtual Tensor nonzero(const Tensor& in) = 0;
+
+  // Random numbers from a counter-based stream (see core/generator.h).
+  virtual void uniform(const Tensor& out, double low, double high, Generator& gen) = 0;
+  virtual void normal(const Tensor& out, double mean, double std, Generator& gen) = 0;
+  virtual void random_int(const Tensor& out, int64_t low, int64_t high, Generator& gen) = 0;
+};
+
+// The backend for a device; a device type this build lacks raises a clear RuntimeError.
+Backend& backend(Device device);
+
+}  // namespace tp

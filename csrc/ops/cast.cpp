@@ -1,0 +1,93 @@
+// Casts and copies.
+
+#include <algorithm>
+#include <numeric>
+
+#include "dispatch/backend.h"
+#include "ops/ops.h"
+
+namespace tp {
+
+namespace {
+
+// Strides of t when they describe a dense, non-overlapping layout (some permutation of a
+// contiguous one); an empty result otherwise. New tensors "like" t reuse such a layout, as
+// PyTorch's preserve_format does, so x.t().float() stays transposed rather than being copied
+// into row-major order.
+std::optional<Shape> dense_layout(const Tensor& t) {
+  if (t.is_contiguous()) return Shape(t.strides().begin(), t.strides().end());
+  std::vector<int64_t> dims(t.dim());
+  std::iota(dims.begin(), dims.end(), 0);
+  std::stable_sort(dims.begin(), dims.end(), [&](int64_t a, int64_t b) { return t.stride(a) > t.stride(b); });
+  int64_t expected = 1;
+  for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
+    if (t.size(*it) == 1) continue;
+    if (t.stride(*it) != expected) return std::nullopt;
+    expected *= t.size(*it);
+  }
+  return Shape(t.strides().begin(), t.strides().end());
+}
+
+Tensor empty_preserving_layout(const Tensor& t, ScalarType dtype, Device device) {
+  if (auto strides = dense_layout(t)) return empty_strided(t.sizes(), *strides, dtype, device);
+  return empty(t.sizes(), dtype, device);
+}
+
+}  // namespace
+
+bool can_cast(ScalarType from, ScalarType to) {
+  if (is_floating_point(from) && !is_floating_point(to)) return false;
+  if (from != ScalarType::Bool && to == ScalarType::Bool) return false;
+  return true;
+}
+
+Tensor copy_(const Tensor& self, const Tensor& src) {
+  TP_CHECK(src.defined(), "[copy_] expected a tensor to copy from");
+  Tensor source = expand(src, self.sizes());
+  // An input that overlaps the output in any other way than exactly would be read after it is
+  // overwritten; copy it aside first.
+  if (src.impl()->storage() == self.impl()->storage() &&
+      !(src.storage_offset() == self.storage_offset() && src.strides().size() == self.strides().size() &&
+        std::equal(src.strides().begin(), src.strides().end(), self.strides().begin()) && src.dtype() == self.dtype()))
+    source = expand(clone(src), self.sizes());
+  backend(self.device()).copy(self, source);
+  self.bump_version();
+  return self;
+}
+
+Tensor fill_(const Tensor& self, const Scalar& value) {
+  backend(self.device()).fill(self, value);
+  self.bump_version();
+  return self;
+}
+
+Tensor zero_(const Tensor& self) { return fill_(self, 0); }
+
+Tensor to(const Tensor& t, ScalarType dtype, bool copy) { return to(t, t.device(), dtype, copy); }
+
+Tensor to(const Tensor& t, Device device, OptionalDType dtype, bool copy) {
+  device = device.with_index();
+  ScalarType target = dtype.value_or(t.dtype());
+  if (!copy && target == t.dtype() && device == t.device()) return t;
+  Tensor out = empty_preserving_layout(t, target, device);
+  TP_CHECK(device == t.device(), "[to] copies between ", t.device().str(), " and ", device.str(),
+           " are not supported by this build");
+  return copy_(out, t);
+}
+
+Tensor contiguous(const Tensor& t) {
+  if (t.is_contiguous()) return t;
+  Tensor out = empty(t.sizes(), t.dtype(), t.device());
+  return copy_(out, t);
+}
+
+Tensor clone(const Tensor& t) {
+  Tensor out = empty_preserving_layout(t, t.dtype(), t.device());
+  return copy_(out, t);
+}
+
+Tensor empty_like(const Tensor& t, OptionalDType dtype) {
+  return empty_preserving_layout(t, dtype.value_or(t.dtype()), t.device());
+}
+
+}  // namespace tp

@@ -1,0 +1,156 @@
+// Tensor factories and random fills.
+
+#include <cmath>
+#include <limits>
+
+#include "dispatch/backend.h"
+#include "ops/ops.h"
+
+namespace tp {
+
+namespace {
+
+void check_sizes(const char* op, IntArrayRef sizes) {
+  for (int64_t s : sizes)
+    TP_CHECK(s >= 0, "[", op, "] Trying to create tensor with negative dimension ", s, ": ", to_string(sizes));
+}
+
+ScalarType float_dtype(const char* op, OptionalDType dtype) {
+  ScalarType t = dtype.value_or(get_default_dtype());
+  TP_CHECK(is_floating_point(t), "[", op, "] expected a floating point dtype, got ", name(t));
+  return t;
+}
+
+Generator& generator_or_default(Generator* gen) { return gen ? *gen : default_generator(); }
+
+}  // namespace
+
+Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, OptionalDType dtype, Device device) {
+  check_sizes("empty_strided", sizes);
+  TP_CHECK(sizes.size() == strides.size(), "[empty_strided] sizes ", to_string(sizes), " and strides ",
+           to_string(strides), " have different lengths");
+  ScalarType t = dtype.value_or(get_default_dtype());
+  int64_t extent = 1;  // elements spanned: 1 + sum((size - 1) * stride)
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    TP_CHECK(strides[d] >= 0, "[empty_strided] negative strides are not supported: ", to_string(strides));
+    if (sizes[d] == 0) extent = 0;
+    if (extent) extent += (sizes[d] - 1) * strides[d];
+  }
+  device = device.with_index();
+  size_t nbytes = static_cast<size_t>(extent) * itemsize(t);
+  auto storage = Storage::make(allocate(device, nbytes), nbytes, device);
+  return Tensor(intrusive_ptr<TensorImpl>::make(std::move(storage), t, Shape(sizes.begin(), sizes.end()),
+                                                Shape(strides.begin(), strides.end()), 0));
+}
+
+Tensor empty(IntArrayRef sizes, OptionalDType dtype, Device device) {
+  check_sizes("empty", sizes);
+  return empty_strided(sizes, contiguous_strides(sizes), dtype, device);
+}
+
+Tensor full(IntArrayRef sizes, const Scalar& value, OptionalDType dtype, Device device) {
+  ScalarType t = dtype ? *dtype : value.is_floating_point() ? get_default_dtype() : value.dtype();
+  Tensor out = empty(sizes, t, device);
+  return fill_(out, value);
+}
+
+Tensor zeros(IntArrayRef sizes, OptionalDType dtype, Device device) { return full(sizes, 0, dtype.value_or(get_default_dtype()), device); }
+Tensor ones(IntArrayRef sizes, OptionalDType dtype, Device device) { return full(sizes, 1, dtype.value_or(get_default_dtype()), device); }
+Tensor zeros_like(const Tensor& t, OptionalDType dtype) { return full_like(t, 0, dtype); }
+Tensor ones_like(const Tensor& t, OptionalDType dtype) { return full_like(t, 1, dtype); }
+Tensor full_like(const Tensor& t, const Scalar& value, OptionalDType dtype) {
+  Tensor out = empty_like(t, dtype);
+  return fill_(out, value);
+}
+
+Tensor scalar_tensor(const Scalar& value, OptionalDType dtype, Device device) { return full({}, value, dtype, device); }
+
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, OptionalDType dtype, Device device) {
+  bool floating = start.is_floating_point() || end.is_floating_point() || step.is_floating_point();
+  ScalarType t = dtype.value_or(floating ? get_default_dtype() : ScalarType::Int64);
+  double s = start.to_double(), e = end.to_double(), d = step.to_double();
+  TP_CHECK(d != 0, "[arange] step must be nonzero");
+  TP_CHECK(std::isfinite(s) && std::isfinite(e), "[arange] unsupported range: ", s, " -> ", e);
+  TP_CHECK((d > 0 && e >= s) || (d < 0 && e <= s), "[arange] upper bound and larger bound inconsistent with step sign");
+  int64_t n = floating ? static_cast<int64_t>(std::ceil((e - s) / d))
+                       : (end.to_int() - start.to_int() + step.to_int() - (d > 0 ? 1 : -1)) / step.to_int();
+  Tensor out = empty({n}, t, device);
+  backend(out.device()).arange(out, start, step);
+  return out;
+}
+
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, OptionalDType dtype, Device device) {
+  TP_CHECK(steps >= 0, "[linspace] number of steps must be non-negative");
+  Tensor out = empty({steps}, dtype.value_or(get_default_dtype()), device);
+  if (steps == 0) return out;
+  if (steps == 1) return fill_(out, start);
+  // The first half counts up from start and the second down from end, as PyTorch does, so both
+  // ends are exact.
+  double s = start.to_double(), e = end.to_double(), step = (e - s) / static_cast<double>(steps - 1);
+  int64_t half = steps / 2;
+  Backend& kernels = backend(out.device());
+  kernels.arange(narrow(out, 0, 0, half), s, step);
+  Tensor tail = narrow(out, 0, half, steps - half);
+  Tensor reversed = make_view(tail, {tail.numel()}, {-1}, tail.storage_offset() + tail.numel() - 1);
+  kernels.arange(reversed, e, -step);
+  return out;
+}
+
+Tensor eye(int64_t n, std::optional<int64_t> m, OptionalDType dtype, Device device) {
+  int64_t cols = m.value_or(n);
+  TP_CHECK(n >= 0 && cols >= 0, "[eye] n and m must be non-negative, got ", n, " and ", cols);
+  Tensor out = zeros({n, cols}, dtype, device);
+  int64_t k = std::min(n, cols);
+  if (k) fill_(as_strided(out, IntArrayRef{k}, IntArrayRef{cols + 1}, 0), 1);
+  return out;
+}
+
+Tensor rand(IntArrayRef sizes, OptionalDType dtype, Device device, Generator* gen) {
+  Tensor out = empty(sizes, float_dtype("rand", dtype), device);
+  return uniform_(out, 0, 1, gen);
+}
+
+Tensor randn(IntArrayRef sizes, OptionalDType dtype, Device device, Generator* gen) {
+  Tensor out = empty(sizes, float_dtype("randn", dtype), device);
+  return normal_(out, 0, 1, gen);
+}
+
+Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, OptionalDType dtype, Device device, Generator* gen) {
+  TP_CHECK(low < high, "[randint] random_ expects 'from' to be less than 'to', but got from=", low, " >= to=", high);
+  Tensor out = empty(sizes, dtype.value_or(ScalarType::Int64), device);
+  backend(out.device()).random_int(out, low, high, generator_or_default(gen));
+  return out;
+}
+
+Tensor randperm(int64_t n, OptionalDType dtype, Device device, Generator* gen) {
+  TP_CHECK(n >= 0, "[randperm] n must be non-negative, got ", n);
+  // Sorting random keys would need a sort op; a Fisher-Yates shuffle driven by randint is exact.
+  Tensor keys = randint(0, std::numeric_limits<int64_t>::max(), {n}, ScalarType::Int64, Device(), gen);
+  const int64_t* k = static_cast<const int64_t*>(keys.data_ptr());
+  Tensor perm = arange(0, n, 1, ScalarType::Int64);
+  int64_t* p = static_cast<int64_t*>(perm.data_ptr());
+  for (int64_t i = n - 1; i > 0; --i) std::swap(p[i], p[k[i] % (i + 1)]);
+  return to(perm, device, dtype.value_or(ScalarType::Int64));
+}
+
+Tensor uniform_(const Tensor& t, double from, double to, Generator* gen) {
+  TP_CHECK(from <= to, "[uniform_] expects to return a [from, to) range, but found from=", from, " > to=", to);
+  Tensor dense = t.is_contiguous() ? t : empty_like(t);
+  backend(t.device()).uniform(dense, from, to, generator_or_default(gen));
+  if (!dense.is_same(t)) copy_(t, dense);
+  t.bump_version();
+  return t;
+}
+
+Tensor normal_(const Tensor& t, double mean, double std, Generator* gen) {
+  TP_CHECK(std >= 0, "[normal_] expects std >= 0.0, but found std ", std);
+  Tensor dense = t.is_contiguous() ? t : empty_like(t);
+  backend(t.device()).normal(dense, mean, std, generator_or_default(gen));
+  if (!dense.is_same(t)) copy_(t, dense);
+  t.bump_version();
+  return t;
+}
+
+void manual_seed(uint64_t seed) { default_generator().manual_seed(seed); }
+
+}  // namespace tp

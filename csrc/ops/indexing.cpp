@@ -1,0 +1,261 @@
+// Indexing: advanced indexing (index / index_put_), index_select, gather, scatter, masked_fill,
+// where, nonzero.
+//
+// Advanced indexing reduces every case to one kernel. The index tensors (bool masks become
+// their nonzero() coordinates) broadcast to a shape B; they select positions along the indexed
+// dims, whose element offsets into the tensor are sum_j index_j * stride_j. What remains of the
+// tensor (its other dims) is one "row" view, copied for each offset.
+
+#include <algorithm>
+
+#include "dispatch/backend.h"
+#include "ops/elementwise.h"
+
+namespace tp {
+
+namespace {
+
+// Checks that every index lies in [-size, size) and maps negatives to the end.
+Tensor wrapped_index(const char* op, const Tensor& index, int64_t size, int64_t dim) {
+  Tensor idx = to(index, ScalarType::Int64);
+  if (idx.numel() == 0) return idx;
+  int64_t lo = amin(idx).item<int64_t>(), hi = amax(idx).item<int64_t>();
+  TP_CHECK_INDEX(lo >= -size && hi < size, "[", op, "] index ", lo < -size ? lo : hi,
+                 " is out of bounds for dimension ", dim, " with size ", size);
+  return lo < 0 ? add(idx, mul(lt(idx, 0), size)) : idx;
+}
+
+struct AdvancedIndex {
+  Tensor rows;        // the tensor without its indexed dims, at element 0
+  Tensor offsets;     // [n] element offsets of the indexed positions
+  Shape result;       // the shape of t[indices]
+  int64_t batch_at;   // where the broadcast index dims sit in the result
+  Shape batch;        // the broadcast index shape B
+};
+
+AdvancedIndex plan_advanced_index(const char* op, const Tensor& t, const std::vector<std::optional<Tensor>>& indices) {
+  // Expand bool masks into one int64 index per masked dim.
+  std::vector<std::optional<Tensor>> expanded;
+  for (const auto& index : indices) {
+    if (index && (index->dtype() == ScalarType::Bool || index->dtype() == ScalarType::UInt8)) {
+      const int64_t first = static_cast<int64_t>(expanded.size());
+      TP_CHECK_INDEX(first + index->dim() <= t.dim(), "[", op, "] too many indices for tensor of dimension ", t.dim());
+      for (int64_t k = 0; k < index->dim(); ++k)
+        TP_CHECK_INDEX(index->size(k) == t.size(first + k), "[", op, "] The shape of the mask ",
+                       to_string(index->sizes()), " at index ", k, " does not match the shape of the indexed tensor ",
+                       to_string(t.sizes()), " at index ", first + k);
+      Tensor coords = nonzero(*index);
+      for (int64_t k = 0; k < index->dim(); ++k) expanded.push_back(select(coords, 1, k));
+      if (index->dim() == 0) expanded.push_back(std::nullopt);  // a 0-dim mask adds a dim; handled by caller
+      continue;
+    }
+    if (index) {
+      TP_CHECK_INDEX(index->dtype() == ScalarType::Int64 || index->dtype() == ScalarType::Int32,
+                     "[", op, "] tensors used as indices must be long, int, byte or bool tensors, got ",
+                     name(index->dtype()));
+    }
+    expanded.push_back(index);
+  }
+  TP_CHECK_INDEX(static_cast<int64_t>(expanded.size()) <= t.dim(), "[", op, "] too many indices for tensor of dimension ",
+                 t.dim(), " (got ", expanded.size(), ")");
+
+  std::vector<int64_t> dims;
+  TensorList tensors;
+  for (int64_t d = 0; d < static_cast<int64_t>(expanded.size()); ++d)
+    if (expanded[d]) dims.push_back(d), tensors.push_back(*expanded[d]);
+  TP_CHECK_INDEX(!dims.empty(), "[", op, "] expected at least one index tensor");
+  Shape batch;
+  for (const Tensor& x : tensors) batch = broadcast_shapes(op, batch, x.sizes());
+
+  AdvancedIndex plan;
+  plan.batch = batch;
+  Tensor offsets = zeros(batch, ScalarType::Int64, t.device());
+  for (size_t j = 0; j < dims.size(); ++j) {
+    Tensor idx = wrapped_index(op, tensors[j], t.size(dims[j]), dims[j]);
+    offsets = add(offsets, mul(idx, t.stride(dims[j])));
+  }
+  plan.offsets = reshape(offsets, IntArrayRef{-1});
+
+  Shape row_sizes, row_strides;
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (std::ranges::find(dims, d) == dims.end()) row_sizes.push_back(t.size(d)), row_strides.push_back(t.stride(d));
+  plan.rows = make_view(t, row_sizes, row_strides, t.storage_offset());
+
+  // Adjacent indexed dims put B where they were; separated ones put it first (NumPy's rule).
+  bool adjacent = dims.back() - dims.front() + 1 == static_cast<int64_t>(dims.size());
+  plan.batch_at = adjacent ? dims.front() : 0;
+  plan.result = row_sizes;
+  plan.result.insert(plan.result.begin() + plan.batch_at, batch.begin(), batch.end());
+  return plan;
+}
+
+// A view of x (which has plan.result's shape) as [n, rows...]: the batch dims flattened first.
+Tensor batch_major(const Tensor& x, const AdvancedIndex& plan) {
+  const int64_t nb = static_cast<int64_t>(plan.batch.size());
+  Shape sizes{numel(plan.batch)}, strides;
+  // The batch dims are contiguous among themselves in x only when x is dense; flatten through
+  // the innermost batch stride, which holds for contiguous outputs and for expanded values.
+  strides.push_back(nb ? x.stride(plan.batch_at + nb - 1) : 0);
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    if (d >= plan.batch_at && d < plan.batch_at + nb) continue;
+    sizes.push_back(x.size(d));
+    strides.push_back(x.stride(d));
+  }
+  return make_view(x, sizes, strides, x.storage_offset());
+}
+
+}  // namespace
+
+Tensor index(const Tensor& t, const std::vector<std::optional<Tensor>>& indices) {
+  AdvancedIndex plan = plan_advanced_index("index", t, indices);
+  Tensor out = empty(plan.result, t.dtype(), t.device());
+  backend(t.device()).index_gather(batch_major(out, plan), plan.rows, plan.offsets);
+  return out;
+}
+
+Tensor index_put_(const Tensor& t, const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {
+  TP_CHECK(values.dtype() == t.dtype(), "[index_put_] Index put requires the source and destination dtypes match, got ",
+           name(t.dtype()), " for the destination and ", name(values.dtype()), " for the source.");
+  AdvancedIndex plan = plan_advanced_index("index_put_", t, indices);
+  Tensor source = values;
+  if (!std::ranges::equal(source.sizes(), plan.result)) {
+    TP_CHECK(source.dim() <= static_cast<int64_t>(plan.result.size()), "[index_put_] shape mismatch: value tensor of shape ",
+             to_string(values.sizes()), " cannot be broadcast to indexing result of shape ", to_string(plan.result));
+    source = expand(source, plan.result);
+  }
+  // A batch flattened through expanded (stride 0) dims needs real storage to walk.
+  Tensor rows_of_values = batch_major(contiguous(unaliased(source, t)), plan);
+  backend(t.device()).index_put(plan.rows, plan.offsets, rows_of_values, accumulate);
+  t.bump_version();
+  return t;
+}
+
+Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index) {
+  TP_CHECK_INDEX(index.dim() <= 1, "[index_select] Index is supposed to be a vector, got a ", index.dim(), "-D tensor");
+  TP_CHECK_INDEX(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32,
+                 "[index_select] Expected dtype int32/int64 for index, got ", name(index.dtype()));
+  int64_t d = wrap_dim("index_select", dim, t.dim());
+  if (t.dim() == 0) return tp::index(reshape(t, {1}), {reshape(index, {-1})}).reshape(index.sizes());
+  std::vector<std::optional<Tensor>> indices(d);
+  indices.push_back(reshape(index, IntArrayRef{-1}));
+  return tp::index(t, indices);
+}
+
+namespace {
+
+// gather/scatter: index has t's number of dims and fits inside it except along dim.
+void check_gather_shapes(const char* op, const Tensor& t, int64_t dim, const Tensor& index, const Tensor* src) {
+  TP_CHECK(index.dtype() == ScalarType::Int64, "[", op, "] Expected dtype int64 for index, got ", name(index.dtype()));
+  TP_CHECK(index.dim() == t.dim() || index.numel() == 0, "[", op, "] Index tensor must have the same number of dimensions "
+           "as input tensor, got ", index.dim(), " and ", t.dim());
+  for (int64_t d = 0; d < index.dim(); ++d) {
+    TP_CHECK(d == dim || index.size(d) <= t.size(d), "[", op, "] Size does not match at dimension ", d,
+             " expected index ", to_string(index.sizes()), " to be no larger than self ", to_string(t.sizes()),
+             " apart from dimension ", dim);
+    if (src) TP_CHECK(index.size(d) <= src->size(d), "[", op, "] Expected index ", to_string(index.sizes()),
+                      " to be no larger than src ", to_string(src->sizes()), " at dimension ", d);
+  }
+  if (index.numel() == 0) return;
+  int64_t size = t.dim() ? t.size(dim) : 1;
+  int64_t lo = amin(index).item<int64_t>(), hi = amax(index).item<int64_t>();
+  TP_CHECK_INDEX(lo >= 0 && hi < size, "[", op, "] index ", lo < 0 ? lo : hi, " is out of bounds for dimension ", dim,
+                 " with size ", size);
+}
+
+}  // namespace
+
+Tensor gather(const Tensor& t, int64_t dim, const Tensor& index) {
+  int64_t d = wrap_dim("gather", dim, t.dim());
+  check_gather_shapes("gather", t, d, index, nullptr);
+  Tensor out = empty(index.sizes(), t.dtype(), t.device());
+  if (index.numel()) backend(t.device()).gather(out, t, d, index);
+  return out;
+}
+
+Tensor scatter_(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
+  TP_CHECK(src.dtype() == t.dtype(), "[scatter_] Expected self.dtype to be equal to src.dtype, got ", name(t.dtype()),
+           " and ", name(src.dtype()));
+  int64_t d = wrap_dim("scatter_", dim, t.dim());
+  check_gather_shapes("scatter_", t, d, index, &src);
+  if (index.numel()) backend(t.device()).scatter(t, d, index, unaliased(src, t), ScatterReduce::None);
+  t.bump_version();
+  return t;
+}
+
+Tensor scatter_(const Tensor& t, int64_t dim, const Tensor& index, const Scalar& value) {
+  return scatter_(t, dim, index, expand(scalar_tensor(value, t.dtype(), t.device()), index.sizes()));
+}
+
+Tensor scatter_add_(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
+  TP_CHECK(src.dtype() == t.dtype(), "[scatter_add_] Expected self.dtype to be equal to src.dtype, got ",
+           name(t.dtype()), " and ", name(src.dtype()));
+  int64_t d = wrap_dim("scatter_add_", dim, t.dim());
+  check_gather_shapes("scatter_add_", t, d, index, &src);
+  if (index.numel()) backend(t.device()).scatter(t, d, index, unaliased(src, t), ScatterReduce::Add);
+  t.bump_version();
+  return t;
+}
+
+Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
+  Tensor out = clone(t);
+  return scatter_(out, dim, index, src);
+}
+Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, const Scalar& value) {
+  Tensor out = clone(t);
+  return scatter_(out, dim, index, value);
+}
+Tensor scatter_add(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
+  Tensor out = clone(t);
+  return scatter_add_(out, dim, index, src);
+}
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  TP_CHECK(cond.dtype() == ScalarType::Bool, "[where] expected condition to be a boolean tensor, but got a tensor "
+           "with dtype ", name(cond.dtype()));
+  ScalarType dtype = result_type(a, b);
+  Shape shape = broadcast_shapes("where", broadcast_shapes("where", cond.sizes(), a.sizes()), b.sizes());
+  Tensor out = elementwise_output(shape, dtype, a);
+  backend(a.device()).ternary(TernaryOp::Where, out, expand(cond, shape), expand(to(a, dtype), shape),
+                              expand(to(b, dtype), shape), 0);
+  return out;
+}
+
+Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b) {
+  return where(cond, a, scalar_tensor(b, result_type(a, b), a.device()));
+}
+Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b) {
+  return where(cond, scalar_tensor(a, result_type(b, a), b.device()), b);
+}
+Tensor where(const Tensor& cond, const Scalar& a, const Scalar& b) {
+  ScalarType dtype = ResultType().add(a).add(b).get();
+  return where(cond, scalar_tensor(a, dtype, cond.device()), scalar_tensor(b, dtype, cond.device()));
+}
+
+Tensor masked_fill_(const Tensor& t, const Tensor& mask, const Tensor& value) {
+  TP_CHECK(mask.dtype() == ScalarType::Bool, "[masked_fill_] only supports boolean masks, but got mask with dtype ",
+           name(mask.dtype()));
+  TP_CHECK(value.dim() == 0, "[masked_fill_] only supports a 0-dimensional value tensor, but got tensor with ",
+           value.dim(), " dimension(s).");
+  broadcast_shapes("masked_fill_", t.sizes(), mask.sizes());
+  backend(t.device()).ternary(TernaryOp::Where, t, expand(mask, t.sizes()), expand(to(value, t.dtype()), t.sizes()), t, 0);
+  t.bump_version();
+  return t;
+}
+
+Tensor masked_fill_(const Tensor& t, const Tensor& mask, const Scalar& value) {
+  return masked_fill_(t, mask, scalar_tensor(value, t.dtype(), t.device()));
+}
+
+Tensor masked_fill(const Tensor& t, const Tensor& mask, const Tensor& value) {
+  Shape shape = broadcast_shapes("masked_fill", t.sizes(), mask.sizes());
+  Tensor out = clone(expand(t, shape));
+  return masked_fill_(out, mask, value);
+}
+
+Tensor masked_fill(const Tensor& t, const Tensor& mask, const Scalar& value) {
+  return masked_fill(t, mask, scalar_tensor(value, t.dtype(), t.device()));
+}
+
+Tensor nonzero(const Tensor& t) { return backend(t.device()).nonzero(t); }
+
+}  // namespace tp

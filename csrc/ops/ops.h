@@ -1,0 +1,213 @@
+#pragma once
+// The public ops of tensorplay, with PyTorch's names, argument order and semantics. Python binds
+// these directly. Families live in one file each: factory, cast, shape, indexing, unary,
+// binary, reduce, linalg.
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "core/generator.h"
+#include "core/tensor.h"
+#include "core/type_promotion.h"
+
+namespace tp {
+
+using TensorList = std::vector<Tensor>;
+using OptionalDType = std::optional<ScalarType>;
+
+// ---- factory.cpp ----
+Tensor empty(IntArrayRef sizes, OptionalDType dtype = {}, Device device = {});
+Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, OptionalDType dtype = {}, Device device = {});
+Tensor zeros(IntArrayRef sizes, OptionalDType dtype = {}, Device device = {});
+Tensor ones(IntArrayRef sizes, OptionalDType dtype = {}, Device device = {});
+// Without a dtype, the fill value decides it: bool, int64 or the default float dtype.
+Tensor full(IntArrayRef sizes, const Scalar& value, OptionalDType dtype = {}, Device device = {});
+Tensor empty_like(const Tensor& t, OptionalDType dtype = {});
+Tensor zeros_like(const Tensor& t, OptionalDType dtype = {});
+Tensor ones_like(const Tensor& t, OptionalDType dtype = {});
+Tensor full_like(const Tensor& t, const Scalar& value, OptionalDType dtype = {});
+// A 0-dim tensor holding a number.
+Tensor scalar_tensor(const Scalar& value, OptionalDType dtype = {}, Device device = {});
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step = 1, OptionalDType dtype = {},
+              Device device = {});
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, OptionalDType dtype = {}, Device device = {});
+Tensor eye(int64_t n, std::optional<int64_t> m = {}, OptionalDType dtype = {}, Device device = {});
+Tensor rand(IntArrayRef sizes, OptionalDType dtype = {}, Device device = {}, Generator* gen = nullptr);
+Tensor randn(IntArrayRef sizes, OptionalDType dtype = {}, Device device = {}, Generator* gen = nullptr);
+Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, OptionalDType dtype = {}, Device device = {},
+               Generator* gen = nullptr);
+Tensor randperm(int64_t n, OptionalDType dtype = {}, Device device = {}, Generator* gen = nullptr);
+Tensor uniform_(const Tensor& t, double from = 0, double to = 1, Generator* gen = nullptr);
+Tensor normal_(const Tensor& t, double mean = 0, double std = 1, Generator* gen = nullptr);
+void manual_seed(uint64_t seed);
+
+// ---- cast.cpp ----
+// Returns t itself when nothing changes (unless copy).
+Tensor to(const Tensor& t, ScalarType dtype, bool copy = false);
+Tensor to(const Tensor& t, Device device, OptionalDType dtype = {}, bool copy = false);
+Tensor contiguous(const Tensor& t);
+Tensor clone(const Tensor& t);
+// Copies src (broadcast to self's shape, converting its dtype) into self.
+Tensor copy_(const Tensor& self, const Tensor& src);
+Tensor fill_(const Tensor& self, const Scalar& value);
+Tensor zero_(const Tensor& self);
+// Whether a value of dtype `from` may be written into a tensor of dtype `to` by an in-place op.
+bool can_cast(ScalarType from, ScalarType to);
+
+// ---- shape.cpp: views share storage with their input ----
+Tensor as_strided(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> storage_offset = {});
+Tensor view(const Tensor& t, IntArrayRef sizes);
+// The same bytes read as another dtype of the same size (x.view(tensorplay.int16)).
+Tensor view_dtype(const Tensor& t, ScalarType dtype);
+Tensor reshape(const Tensor& t, IntArrayRef sizes);
+Tensor permute(const Tensor& t, IntArrayRef dims);
+Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1);
+Tensor t(const Tensor& t);  // 2-D transpose (0-D and 1-D unchanged)
+Tensor movedim(const Tensor& t, int64_t source, int64_t destination);
+Tensor expand(const Tensor& t, IntArrayRef sizes);
+Tensor broadcast_to(const Tensor& t, IntArrayRef sizes);
+TensorList broadcast_tensors(const TensorList& tensors);
+Tensor squeeze(const Tensor& t);
+Tensor squeeze(const Tensor& t, IntArrayRef dims);
+Tensor unsqueeze(const Tensor& t, int64_t dim);
+Tensor flatten(const Tensor& t, int64_t start_dim = 0, int64_t end_dim = -1);
+Tensor unflatten(const Tensor& t, int64_t dim, IntArrayRef sizes);
+Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);
+Tensor select(const Tensor& t, int64_t dim, int64_t index);
+Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step = 1);
+TensorList split(const Tensor& t, int64_t split_size, int64_t dim = 0);
+TensorList split_with_sizes(const Tensor& t, IntArrayRef split_sizes, int64_t dim = 0);
+TensorList chunk(const Tensor& t, int64_t chunks, int64_t dim = 0);
+TensorList unbind(const Tensor& t, int64_t dim = 0);
+// ---- copies ----
+Tensor cat(const TensorList& tensors, int64_t dim = 0);
+Tensor stack(const TensorList& tensors, int64_t dim = 0);
+Tensor repeat(const Tensor& t, IntArrayRef repeats);
+Tensor flip(const Tensor& t, IntArrayRef dims);
+
+// ---- indexing.cpp ----
+// Advanced indexing: one optional index tensor per leading dim (int64 or bool); None keeps the dim.
+Tensor index(const Tensor& t, const std::vector<std::optional<Tensor>>& indices);
+Tensor index_put_(const Tensor& t, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+                   bool accumulate = false);
+Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index);
+Tensor gather(const Tensor& t, int64_t dim, const Tensor& index);
+Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, const Scalar& value);
+Tensor scatter_add(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor scatter_(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor scatter_(const Tensor& t, int64_t dim, const Tensor& index, const Scalar& value);
+Tensor scatter_add_(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor masked_fill(const Tensor& t, const Tensor& mask, const Scalar& value);
+Tensor masked_fill(const Tensor& t, const Tensor& mask, const Tensor& value);
+Tensor masked_fill_(const Tensor& t, const Tensor& mask, const Scalar& value);
+Tensor masked_fill_(const Tensor& t, const Tensor& mask, const Tensor& value);
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b);
+Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b);
+Tensor where(const Tensor& cond, const Scalar& a, const Scalar& b);
+Tensor nonzero(const Tensor& t);
+
+// ---- unary.cpp ----
+#define TP_UNARY_OPS(_) \
+  _(neg) _(abs) _(sign) _(exp) _(exp2) _(expm1) _(log) _(log2) _(log10) _(log1p) _(sqrt) _(rsqrt) \
+  _(reciprocal) _(sin) _(cos) _(tan) _(tanh) _(sigmoid) _(erf) _(floor) _(ceil) _(trunc) _(relu) _(silu) \
+  _(bitwise_not) _(logical_not) _(isnan) _(isinf) _(isfinite)
+#define TP_DECLARE_UNARY(name) Tensor name(const Tensor& t);
+TP_UNARY_OPS(TP_DECLARE_UNARY)
+#undef TP_DECLARE_UNARY
+#define TP_DECLARE_UNARY_(name) Tensor name##_(const Tensor& t);
+TP_UNARY_OPS(TP_DECLARE_UNARY_)
+#undef TP_DECLARE_UNARY_
+Tensor round(const Tensor& t, int64_t decimals = 0);
+Tensor round_(const Tensor& t, int64_t decimals = 0);
+Tensor gelu(const Tensor& t, std::string_view approximate = "none");
+Tensor softplus(const Tensor& t, double beta = 1, double threshold = 20);
+Tensor nan_to_num(const Tensor& t, std::optional<double> nan = {}, std::optional<double> posinf = {},
+                  std::optional<double> neginf = {});
+Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max);
+Tensor clamp(const Tensor& t, const std::optional<Tensor>& min, const std::optional<Tensor>& max);
+Tensor clamp_(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max);
+
+// ---- binary.cpp ----
+Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha = 1);
+Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha = 1);
+Tensor rsub(const Tensor& a, const Scalar& b, const Scalar& alpha = 1);  // b - alpha * a
+Tensor add_(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+Tensor add_(const Tensor& a, const Scalar& b, const Scalar& alpha = 1);
+Tensor sub_(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+Tensor sub_(const Tensor& a, const Scalar& b, const Scalar& alpha = 1);
+// rounding_mode: none (true division), "trunc" or "floor".
+Tensor div(const Tensor& a, const Tensor& b, std::optional<std::string_view> rounding_mode = {});
+Tensor div(const Tensor& a, const Scalar& b, std::optional<std::string_view> rounding_mode = {});
+Tensor div_(const Tensor& a, const Tensor& b, std::optional<std::string_view> rounding_mode = {});
+Tensor div_(const Tensor& a, const Scalar& b, std::optional<std::string_view> rounding_mode = {});
+Tensor pow(const Scalar& base, const Tensor& exponent);
+
+#define TP_BINARY_OPS(_) \
+  _(mul) _(floor_divide) _(remainder) _(pow) _(atan2) _(maximum) _(minimum) _(bitwise_and) _(bitwise_or) \
+  _(bitwise_xor) _(eq) _(ne) _(lt) _(le) _(gt) _(ge) _(logical_and) _(logical_or) _(logical_xor)
+#define TP_DECLARE_BINARY(name)                          \
+  Tensor name(const Tensor& a, const Tensor& b);         \
+  Tensor name(const Tensor& a, const Scalar& b);         \
+  Tensor name##_(const Tensor& a, const Tensor& b);           \
+  Tensor name##_(const Tensor& a, const Scalar& b);
+TP_BINARY_OPS(TP_DECLARE_BINARY)
+#undef TP_DECLARE_BINARY
+
+Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight);
+Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight);
+Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+Tensor addcmul_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+Tensor addcdiv_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+Tensor lerp_(const Tensor& self, const Tensor& end, const Scalar& weight);
+
+// ---- reduce.cpp: `dims` empty means every dim ----
+Tensor sum(const Tensor& t, IntArrayRef dims = {}, bool keepdim = false, OptionalDType dtype = {});
+Tensor mean(const Tensor& t, IntArrayRef dims = {}, bool keepdim = false, OptionalDType dtype = {});
+Tensor prod(const Tensor& t, std::optional<int64_t> dim = {}, bool keepdim = false, OptionalDType dtype = {});
+Tensor amax(const Tensor& t, IntArrayRef dims = {}, bool keepdim = false);
+Tensor amin(const Tensor& t, IntArrayRef dims = {}, bool keepdim = false);
+Tensor max(const Tensor& t);
+Tensor min(const Tensor& t);
+std::pair<Tensor, Tensor> max(const Tensor& t, int64_t dim, bool keepdim = false);
+std::pair<Tensor, Tensor> min(const Tensor& t, int64_t dim, bool keepdim = false);
+Tensor argmax(const Tensor& t, std::optional<int64_t> dim = {}, bool keepdim = false);
+Tensor argmin(const Tensor& t, std::optional<int64_t> dim = {}, bool keepdim = false);
+Tensor var(const Tensor& t, IntArrayRef dims = {}, double correction = 1, bool keepdim = false);
+Tensor std(const Tensor& t, IntArrayRef dims = {}, double correction = 1, bool keepdim = false);
+Tensor norm(const Tensor& t, double p = 2, IntArrayRef dims = {}, bool keepdim = false);
+Tensor logsumexp(const Tensor& t, IntArrayRef dims, bool keepdim = false);
+Tensor all(const Tensor& t, IntArrayRef dims = {}, bool keepdim = false);
+Tensor any(const Tensor& t, IntArrayRef dims = {}, bool keepdim = false);
+Tensor cumsum(const Tensor& t, int64_t dim, OptionalDType dtype = {});
+Tensor cumprod(const Tensor& t, int64_t dim, OptionalDType dtype = {});
+Tensor softmax(const Tensor& t, int64_t dim, OptionalDType dtype = {});
+Tensor log_softmax(const Tensor& t, int64_t dim, OptionalDType dtype = {});
+
+// ---- linalg.cpp ----
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor mm(const Tensor& a, const Tensor& b);
+Tensor bmm(const Tensor& a, const Tensor& b);
+Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta = 1, const Scalar& alpha = 1);
+Tensor baddbmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta = 1, const Scalar& alpha = 1);
+Tensor dot(const Tensor& a, const Tensor& b);
+Tensor mv(const Tensor& a, const Tensor& b);
+Tensor outer(const Tensor& a, const Tensor& b);
+
+// ---- operators, for C++ readers ----
+inline Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+inline Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+inline Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+inline Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+inline Tensor operator+(const Tensor& a, const Scalar& b) { return add(a, b); }
+inline Tensor operator-(const Tensor& a, const Scalar& b) { return sub(a, b); }
+inline Tensor operator*(const Tensor& a, const Scalar& b) { return mul(a, b); }
+inline Tensor operator/(const Tensor& a, const Scalar& b) { return div(a, b); }
+inline Tensor operator-(const Tensor& a) { return neg(a); }
+
+}  // namespace tp

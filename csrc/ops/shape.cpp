@@ -1,0 +1,391 @@
+// Views (which share storage with their input) and the shape ops that copy: cat, stack, repeat,
+// flip.
+
+#include <algorithm>
+#include <numeric>
+
+#include "ops/ops.h"
+
+namespace tp {
+
+namespace {
+
+// The strides that let a tensor of oldshape/oldstride be viewed as newshape, if any. This is
+// PyTorch's rule: each run of dims that is contiguous in memory may be split or merged freely.
+std::optional<Shape> view_strides(IntArrayRef oldshape, IntArrayRef oldstride, IntArrayRef newshape) {
+  Shape newstride(newshape.size());
+  if (oldshape.empty()) {
+    std::fill(newstride.begin(), newstride.end(), 1);
+    return newstride;
+  }
+  if (numel(oldshape) == 0) {
+    if (std::equal(oldshape.begin(), oldshape.end(), newshape.begin(), newshape.end()))
+      return Shape(oldstride.begin(), oldstride.end());
+    return contiguous_strides(newshape);
+  }
+  int64_t view_d = static_cast<int64_t>(newshape.size()) - 1;
+  int64_t chunk_base_stride = oldstride.back();
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t tensor_d = static_cast<int64_t>(oldshape.size()) - 1; tensor_d >= 0; --tensor_d) {
+    tensor_numel *= oldshape[tensor_d];
+    if (tensor_d == 0 ||
+        (oldshape[tensor_d - 1] != 1 && oldstride[tensor_d - 1] != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || newshape[view_d] == 1)) {
+        newstride[view_d] = view_numel * chunk_base_stride;
+        view_numel *= newshape[view_d];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return std::nullopt;
+      if (tensor_d > 0) {
+        chunk_base_stride = oldstride[tensor_d - 1];
+        tensor_numel = view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return newstride;
+}
+
+}  // namespace
+
+Tensor as_strided(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> storage_offset) {
+  TP_CHECK(sizes.size() == strides.size(), "[as_strided] mismatch in length of strides and shape");
+  int64_t offset = storage_offset.value_or(t.storage_offset());
+  TP_CHECK(offset >= 0, "[as_strided] Tensor: invalid storage offset ", offset);
+  int64_t extent = 1;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    TP_CHECK(sizes[d] >= 0, "[as_strided] Trying to create tensor with negative dimension ", sizes[d]);
+    TP_CHECK(strides[d] >= 0, "[as_strided] Negative strides are not supported at the moment, got strides: ",
+             to_string(strides));
+    if (sizes[d] == 0) extent = 0;
+    if (extent) extent += (sizes[d] - 1) * strides[d];
+  }
+  int64_t needed = extent ? (offset + extent) * t.itemsize() : 0;
+  int64_t available = static_cast<int64_t>(t.impl()->storage()->nbytes());
+  TP_CHECK(needed <= available, "[as_strided] sizes ", to_string(sizes), ", strides ", to_string(strides),
+           ", storage offset ", offset, " and itemsize ", t.itemsize(), " requiring a storage size of ", needed,
+           " are out of bounds for storage of size ", available);
+  return make_view(t, Shape(sizes.begin(), sizes.end()), Shape(strides.begin(), strides.end()), offset);
+}
+
+Tensor view(const Tensor& t, IntArrayRef sizes) {
+  Shape shape = infer_size("view", sizes, t.numel());
+  auto strides = view_strides(t.sizes(), t.strides(), shape);
+  TP_CHECK(strides.has_value(), "[view] view size is not compatible with input tensor's size and stride (at least "
+           "one dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
+  return make_view(t, std::move(shape), std::move(*strides), t.storage_offset());
+}
+
+Tensor view_dtype(const Tensor& t, ScalarType dtype) {
+  TP_CHECK(itemsize(dtype) == t.itemsize(), "[view] viewing a tensor of ", name(t.dtype()), " as ", name(dtype),
+           " needs both dtypes to have the same size");
+  return Tensor(intrusive_ptr<TensorImpl>::make(t.impl()->storage(), dtype, Shape(t.sizes().begin(), t.sizes().end()),
+                                                Shape(t.strides().begin(), t.strides().end()), t.storage_offset()));
+}
+
+Tensor reshape(const Tensor& t, IntArrayRef sizes) {
+  Shape shape = infer_size("reshape", sizes, t.numel());
+  if (auto strides = view_strides(t.sizes(), t.strides(), shape))
+    return make_view(t, std::move(shape), std::move(*strides), t.storage_offset());
+  return view(contiguous(t), shape);
+}
+
+Tensor permute(const Tensor& t, IntArrayRef dims) {
+  TP_CHECK(static_cast<int64_t>(dims.size()) == t.dim(), "[permute] number of dims don't match in permute: got ",
+           to_string(dims), " for a tensor of shape ", to_string(t.sizes()));
+  dim_mask("permute", dims, t.dim());  // rejects repeated dims
+  Shape sizes(t.dim()), strides(t.dim());
+  for (int64_t i = 0; i < t.dim(); ++i) {
+    int64_t d = wrap_dim("permute", dims[i], t.dim());
+    sizes[i] = t.size(d);
+    strides[i] = t.stride(d);
+  }
+  return make_view(t, std::move(sizes), std::move(strides), t.storage_offset());
+}
+
+Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
+  int64_t a = wrap_dim("transpose", dim0, t.dim()), b = wrap_dim("transpose", dim1, t.dim());
+  Shape sizes(t.sizes().begin(), t.sizes().end()), strides(t.strides().begin(), t.strides().end());
+  if (t.dim()) {
+    std::swap(sizes[a], sizes[b]);
+    std::swap(strides[a], strides[b]);
+  }
+  return make_view(t, std::move(sizes), std::move(strides), t.storage_offset());
+}
+
+Tensor t(const Tensor& x) {
+  TP_CHECK(x.dim() <= 2, "[t] expects a tensor with <= 2 dimensions, but self is ", x.dim(), "D");
+  return x.dim() < 2 ? transpose(x, 0, 0) : transpose(x, 0, 1);
+}
+
+Tensor movedim(const Tensor& t, int64_t source, int64_t destination) {
+  int64_t src = wrap_dim("movedim", source, t.dim()), dst = wrap_dim("movedim", destination, t.dim());
+  if (t.dim() == 0) return make_view(t, {}, {}, t.storage_offset());
+  Shape order;
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (d != src) order.push_back(d);
+  order.insert(order.begin() + dst, src);
+  return permute(t, order);
+}
+
+Tensor expand(const Tensor& t, IntArrayRef sizes) {
+  if (std::ranges::equal(sizes, t.sizes())) return t;
+  const int64_t ndim = static_cast<int64_t>(sizes.size());
+  TP_CHECK(ndim >= t.dim(), "[expand] the number of sizes provided (", ndim,
+           ") must be greater or equal to the number of dimensions in the tensor (", t.dim(), ")");
+  Shape out_sizes(ndim), out_strides(ndim);
+  for (int64_t i = ndim - 1; i >= 0; --i) {
+    int64_t d = i - (ndim - t.dim());  // the matching dim of t, if any
+    int64_t target = sizes[i];
+    if (d < 0) {
+      TP_CHECK(target >= 0, "[expand] the expanded size of the tensor (", target,
+               ") isn't allowed in a leading, non-existing dimension ", i);
+      out_sizes[i] = target;
+      out_strides[i] = 0;
+      continue;
+    }
+    int64_t size = t.size(d);
+    if (target == -1) target = size;
+    TP_CHECK(size == target || size == 1, "[expand] The expanded size of the tensor (", target,
+             ") must match the existing size (", size, ") at non-singleton dimension ", i, ".  Target sizes: ",
+             to_string(sizes), ".  Tensor sizes: ", to_string(t.sizes()));
+    out_sizes[i] = target;
+    out_strides[i] = size == target ? t.stride(d) : 0;
+  }
+  return make_view(t, std::move(out_sizes), std::move(out_strides), t.storage_offset());
+}
+
+Tensor broadcast_to(const Tensor& t, IntArrayRef sizes) { return expand(t, sizes); }
+
+TensorList broadcast_tensors(const TensorList& tensors) {
+  Shape shape;
+  for (const Tensor& x : tensors) shape = broadcast_shapes("broadcast_tensors", shape, x.sizes());
+  TensorList out;
+  for (const Tensor& x : tensors) out.push_back(expand(x, shape));
+  return out;
+}
+
+Tensor squeeze(const Tensor& t) {
+  Shape sizes, strides;
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (t.size(d) != 1) sizes.push_back(t.size(d)), strides.push_back(t.stride(d));
+  return make_view(t, std::move(sizes), std::move(strides), t.storage_offset());
+}
+
+Tensor squeeze(const Tensor& t, IntArrayRef dims) {
+  std::vector<bool> mask = dim_mask("squeeze", dims, t.dim());
+  if (dims.empty()) return squeeze(t);
+  Shape sizes, strides;
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (!(mask[d] && t.size(d) == 1)) sizes.push_back(t.size(d)), strides.push_back(t.stride(d));
+  return make_view(t, std::move(sizes), std::move(strides), t.storage_offset());
+}
+
+Tensor unsqueeze(const Tensor& t, int64_t dim) {
+  int64_t d = wrap_dim("unsqueeze", dim, t.dim() + 1);
+  Shape sizes(t.sizes().begin(), t.sizes().end()), strides(t.strides().begin(), t.strides().end());
+  int64_t stride = d < t.dim() ? t.stride(d) * t.size(d) : 1;
+  sizes.insert(sizes.begin() + d, 1);
+  strides.insert(strides.begin() + d, stride);
+  return make_view(t, std::move(sizes), std::move(strides), t.storage_offset());
+}
+
+Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim) {
+  if (t.dim() == 0) return reshape(t, IntArrayRef{1});
+  int64_t start = wrap_dim("flatten", start_dim, t.dim()), end = wrap_dim("flatten", end_dim, t.dim());
+  TP_CHECK(start <= end, "[flatten] start_dim cannot come after end_dim");
+  Shape sizes(t.sizes().begin(), t.sizes().begin() + start);
+  sizes.push_back(numel(t.sizes().subspan(start, end - start + 1)));
+  sizes.insert(sizes.end(), t.sizes().begin() + end + 1, t.sizes().end());
+  return reshape(t, sizes);
+}
+
+Tensor unflatten(const Tensor& t, int64_t dim, IntArrayRef sizes) {
+  int64_t d = wrap_dim("unflatten", dim, t.dim());
+  TP_CHECK(!sizes.empty(), "[unflatten] sizes must be non-empty");
+  Shape inner = infer_size("unflatten", sizes, t.size(d));
+  Shape shape(t.sizes().begin(), t.sizes().begin() + d);
+  shape.insert(shape.end(), inner.begin(), inner.end());
+  shape.insert(shape.end(), t.sizes().begin() + d + 1, t.sizes().end());
+  return view(t, shape);
+}
+
+Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  TP_CHECK(t.dim() > 0, "[slice] cannot be applied to a 0-dim tensor");
+  TP_CHECK_VALUE(step > 0, "[slice] step must be greater than zero");
+  int64_t d = wrap_dim("slice", dim, t.dim());
+  const int64_t size = t.size(d);
+  // Python's slice clamping.
+  auto clamp_index = [size](int64_t i) { return std::clamp(i < 0 ? i + size : i, int64_t{0}, size); };
+  int64_t lo = start ? clamp_index(*start) : 0;
+  int64_t hi = end ? clamp_index(*end) : size;
+  int64_t length = hi > lo ? (hi - lo + step - 1) / step : 0;
+  Shape sizes(t.sizes().begin(), t.sizes().end()), strides(t.strides().begin(), t.strides().end());
+  sizes[d] = length;
+  strides[d] *= step;
+  return make_view(t, std::move(sizes), std::move(strides), t.storage_offset() + lo * t.stride(d));
+}
+
+Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
+  TP_CHECK(t.dim() > 0, "[narrow] cannot be applied to a 0-dim tensor");
+  int64_t d = wrap_dim("narrow", dim, t.dim());
+  const int64_t size = t.size(d);
+  TP_CHECK_INDEX(start >= -size && start <= size, "[narrow] start out of range (expected to be in range of [",
+                 -size, ", ", size, "], but got ", start, ")");
+  if (start < 0) start += size;
+  TP_CHECK(length >= 0 && start + length <= size, "[narrow] start (", start, ") + length (", length,
+           ") exceeds dimension size (", size, ")");
+  return slice(t, d, start, start + length, 1);
+}
+
+Tensor select(const Tensor& t, int64_t dim, int64_t index) {
+  TP_CHECK_INDEX(t.dim() > 0, "[select] cannot be applied to a 0-dim tensor");
+  int64_t d = wrap_dim("select", dim, t.dim());
+  const int64_t size = t.size(d);
+  TP_CHECK_INDEX(index >= -size && index < size, "[select] index ", index, " is out of bounds for dimension ", d,
+                 " with size ", size);
+  if (index < 0) index += size;
+  Shape sizes(t.sizes().begin(), t.sizes().end()), strides(t.strides().begin(), t.strides().end());
+  int64_t offset = t.storage_offset() + index * t.stride(d);
+  sizes.erase(sizes.begin() + d);
+  strides.erase(strides.begin() + d);
+  return make_view(t, std::move(sizes), std::move(strides), offset);
+}
+
+TensorList split_with_sizes(const Tensor& t, IntArrayRef split_sizes, int64_t dim) {
+  int64_t d = wrap_dim("split_with_sizes", dim, t.dim());
+  int64_t total = 0;
+  for (int64_t s : split_sizes) {
+    TP_CHECK(s >= 0, "[split_with_sizes] split sizes must be non-negative, got ", to_string(split_sizes));
+    total += s;
+  }
+  TP_CHECK(total == t.size(d), "[split_with_sizes] expects split_sizes to sum exactly to ", t.size(d),
+           " (input tensor's size at dimension ", d, "), but got split_sizes=", to_string(split_sizes));
+  TensorList out;
+  int64_t start = 0;
+  for (int64_t s : split_sizes) {
+    out.push_back(narrow(t, d, start, s));
+    start += s;
+  }
+  return out;
+}
+
+TensorList split(const Tensor& t, int64_t split_size, int64_t dim) {
+  TP_CHECK(t.dim() > 0, "[split] expects at least a 1-dimensional tensor");
+  int64_t d = wrap_dim("split", dim, t.dim());
+  const int64_t size = t.size(d);
+  TP_CHECK(split_size > 0 || (split_size == 0 && size == 0), "[split] split_size can only be 0 if dimension size is 0, but got dimension size of ", size);
+  Shape sizes;
+  if (split_size == 0) sizes.push_back(0);
+  for (int64_t start = 0; start < size; start += split_size) sizes.push_back(std::min(split_size, size - start));
+  return split_with_sizes(t, sizes, d);
+}
+
+TensorList chunk(const Tensor& t, int64_t chunks, int64_t dim) {
+  TP_CHECK(t.dim() > 0, "[chunk] expects at least a 1-dimensional tensor");
+  TP_CHECK(chunks > 0, "[chunk] expects `chunks` to be greater than 0, got: ", chunks);
+  int64_t size = t.size(wrap_dim("chunk", dim, t.dim()));
+  int64_t split_size = (size + chunks - 1) / chunks;
+  if (split_size == 0 && size == 0) {
+    return split_with_sizes(t, Shape(chunks, 0), dim);
+  }
+  return split(t, split_size, dim);
+}
+
+TensorList unbind(const Tensor& t, int64_t dim) {
+  TP_CHECK(t.dim() > 0, "[unbind] dimension specified as ", dim, " but tensor has no dimensions");
+  int64_t d = wrap_dim("unbind", dim, t.dim());
+  TensorList out;
+  for (int64_t i = 0; i < t.size(d); ++i) out.push_back(select(t, d, i));
+  return out;
+}
+
+Tensor cat(const TensorList& tensors, int64_t dim) {
+  TP_CHECK(!tensors.empty(), "[cat] expected a non-empty list of Tensors");
+  // 1-D empty tensors are skipped, as PyTorch has always allowed.
+  auto skipped = [](const Tensor& x) { return x.dim() == 1 && x.numel() == 0; };
+  const Tensor* ref = &tensors[0];
+  for (const Tensor& x : tensors)
+    if (!skipped(x)) {
+      ref = &x;
+      break;
+    }
+  TP_CHECK(ref->dim() > 0, "[cat] zero-dimensional tensor cannot be concatenated");
+  int64_t d = wrap_dim("cat", dim, ref->dim());
+  ResultType promoted;
+  Shape shape(ref->sizes().begin(), ref->sizes().end());
+  shape[d] = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& x = tensors[i];
+    promoted.add(x);
+    TP_CHECK(x.device() == ref->device(), "[cat] expected all tensors to be on the same device, but found ",
+             x.device().str(), " and ", ref->device().str());
+    if (skipped(x)) continue;
+    TP_CHECK(x.dim() == ref->dim(), "[cat] Tensors must have same number of dimensions: got ", ref->dim(), " and ",
+             x.dim());
+    for (int64_t k = 0; k < x.dim(); ++k)
+      TP_CHECK(k == d || x.size(k) == ref->size(k), "[cat] Sizes of tensors must match except in dimension ", d,
+               ". Expected size ", ref->size(k), " but got size ", x.size(k), " for tensor number ", i,
+               " in the list.");
+    shape[d] += x.size(d);
+  }
+  Tensor out = empty(shape, promoted.get(), ref->device());
+  int64_t offset = 0;
+  for (const Tensor& x : tensors) {
+    if (skipped(x)) continue;
+    Tensor part = narrow(out, d, offset, x.size(d));
+    copy_(part, x);
+    offset += x.size(d);
+  }
+  return out;
+}
+
+Tensor stack(const TensorList& tensors, int64_t dim) {
+  TP_CHECK(!tensors.empty(), "[stack] expects a non-empty TensorList");
+  int64_t d = wrap_dim("stack", dim, tensors[0].dim() + 1);
+  TensorList parts;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    TP_CHECK(std::ranges::equal(tensors[i].sizes(), tensors[0].sizes()),
+             "[stack] expects each tensor to be equal size, but got ", to_string(tensors[0].sizes()),
+             " at entry 0 and ", to_string(tensors[i].sizes()), " at entry ", i);
+    parts.push_back(unsqueeze(tensors[i], d));
+  }
+  return cat(parts, d);
+}
+
+Tensor repeat(const Tensor& t, IntArrayRef repeats) {
+  const int64_t n = static_cast<int64_t>(repeats.size());
+  TP_CHECK(n >= t.dim(), "[repeat] Number of dimensions of repeat dims can not be smaller than number of "
+           "dimensions of tensor");
+  for (int64_t r : repeats) TP_CHECK(r >= 0, "[repeat] Trying to create tensor with negative dimension ", r);
+  // View t as [1, s0, 1, s1, ...], expand to [r0, s0, r1, s1, ...] and copy out.
+  Shape padded(n - t.dim(), 1);
+  padded.insert(padded.end(), t.sizes().begin(), t.sizes().end());
+  Shape interleaved, expanded, result;
+  for (int64_t i = 0; i < n; ++i) {
+    interleaved.insert(interleaved.end(), {1, padded[i]});
+    expanded.insert(expanded.end(), {repeats[i], padded[i]});
+    result.push_back(repeats[i] * padded[i]);
+  }
+  Tensor source = expand(reshape(t, interleaved), expanded);
+  Tensor out = empty(expanded, t.dtype(), t.device());
+  copy_(out, source);
+  return view(out, result);
+}
+
+Tensor flip(const Tensor& t, IntArrayRef dims) {
+  std::vector<bool> mask = dims.empty() ? std::vector<bool>(t.dim(), false) : dim_mask("flip", dims, t.dim());
+  Shape strides(t.strides().begin(), t.strides().end());
+  int64_t offset = t.storage_offset();
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (!mask[d] || t.size(d) == 0) continue;
+    offset += (t.size(d) - 1) * strides[d];
+    strides[d] = -strides[d];
+  }
+  // A view with negative strides never leaves this function: it only feeds the copy.
+  Tensor reversed = make_view(t, Shape(t.sizes().begin(), t.sizes().end()), std::move(strides), offset);
+  Tensor out = empty(t.sizes(), t.dtype(), t.device());
+  return copy_(out, reversed);
+}
+
+}  // namespace tp

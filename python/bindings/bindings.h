@@ -1,0 +1,26 @@
+#pragma once
+// Shared by the binding files: each init_* adds one family to the module.
+
+#include "casters.h"
+#include "ops/ops.h"
+
+namespace tp::python {
+
+using namespace nb::literals;
+
+void init_tensor(nb::module_& m);
+void init_factories(nb::module_& m);
+void init_ops(nb::module_& m);
+void init_indexing(nb::module_& m);
+void init_numpy(nb::module_& m);
+
+// The Python class tensorplay.Tensor.
+nb::class_<PyTensor>& tensor_class();
+
+// Sizes given either as one sequence or as separate ints: x.view(2, 3) or x.view((2, 3)).
+Shape sizes_arg(const nb::args& args, const char* op);
+
+// Ops take a device keyword that may be a string; this releases the GIL while an op runs.
+using release_gil = nb::call_guard<nb::gil_scoped_release>;
+
+}  // namespace tp::python

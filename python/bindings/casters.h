@@ -1,0 +1,132 @@
+#pragma once
+// Conversions between Python objects and tensorplay's C++ types.
+//
+// Note [Python identity]: a TensorImpl points back at the Python object that wraps it while that
+// object lives, so handing the same tensor to Python twice gives the same object: `p.grad is
+// p.grad`, a Parameter stays a Parameter, attributes set on a tensor survive a trip through C++.
+// The Python object owns a reference to the TensorImpl; the back-pointer is cleared when the
+// Python object dies. Only code holding the GIL reads or writes the back-pointer.
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
+#include <nanobind/stl/vector.h>
+
+#include "core/device.h"
+#include "core/scalar.h"
+#include "core/tensor.h"
+
+namespace nb = nanobind;
+
+namespace tp::python {
+
+// What a Python tensor object holds.
+struct PyTensor {
+  Tensor value;
+  explicit PyTensor(Tensor t) : value(std::move(t)) {}
+  PyTensor(const PyTensor&) = delete;
+  ~PyTensor() {
+    if (value.defined()) value.impl()->set_pyobj(nullptr);
+  }
+};
+
+// The Python type of tensorplay.Tensor, and the objects for each dtype (set at module init).
+PyTypeObject* tensor_type();
+void set_tensor_type(PyTypeObject* type);
+nb::handle dtype_object(ScalarType t);
+bool is_tensor(nb::handle h);
+// Wraps t in its existing Python object, or a new one of `type` (tensorplay.Tensor by default).
+nb::object wrap(Tensor t, PyTypeObject* type = nullptr);
+const Tensor& unwrap(nb::handle h);
+// A device argument: a tensorplay.device, a string such as "cuda:0", an int (a CUDA index), or None
+// (the CPU). A malformed string raises RuntimeError naming it.
+Device device_arg(nb::handle h);
+
+struct DTypeObject {
+  ScalarType type;
+};
+
+}  // namespace tp::python
+
+namespace nanobind::detail {
+
+template <>
+struct type_caster<tp::Tensor> {
+  NB_TYPE_CASTER(tp::Tensor, const_name("Tensor"))
+
+  bool from_python(handle src, uint8_t, cleanup_list*) noexcept {
+    if (!tp::python::is_tensor(src)) return false;
+    value = tp::python::unwrap(src);
+    return true;
+  }
+  static handle from_cpp(const tp::Tensor& t, rv_policy, cleanup_list*) noexcept {
+    if (!t.defined()) return none().release();
+    return tp::python::wrap(t).release();
+  }
+};
+
+template <>
+struct type_caster<tp::ScalarType> {
+  NB_TYPE_CASTER(tp::ScalarType, const_name("dtype"))
+
+  bool from_python(handle src, uint8_t flags, cleanup_list* cleanup) noexcept {
+    tp::python::DTypeObject* obj = nullptr;
+    if (!nb::try_cast<tp::python::DTypeObject*>(src, obj, false) || !obj) return false;
+    value = obj->type;
+    return true;
+  }
+  static handle from_cpp(tp::ScalarType t, rv_policy, cleanup_list*) noexcept {
+    return tp::python::dtype_object(t).inc_ref();
+  }
+};
+
+// Python bool, int and float (and NumPy's numbers, through __index__ and __float__); not tensors.
+template <>
+struct type_caster<tp::Scalar> {
+  NB_TYPE_CASTER(tp::Scalar, const_name("Number"))
+
+  bool from_python(handle src, uint8_t, cleanup_list*) noexcept {
+    PyObject* o = src.ptr();
+    if (PyBool_Check(o)) {
+      value = tp::Scalar(o == Py_True);
+      return true;
+    }
+    if (PyLong_Check(o)) {
+      int overflow = 0;
+      long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+      if (overflow) return false;
+      value = tp::Scalar(static_cast<int64_t>(v));
+      return true;
+    }
+    if (PyFloat_Check(o)) {
+      value = tp::Scalar(PyFloat_AS_DOUBLE(o));
+      return true;
+    }
+    if (tp::python::is_tensor(src)) return false;
+    if (PyIndex_Check(o)) {
+      long long v = PyLong_AsLongLong(o);
+      if (v == -1 && PyErr_Occurred()) return PyErr_Clear(), false;
+      value = tp::Scalar(static_cast<int64_t>(v));
+      return true;
+    }
+    if (Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_float && !PyUnicode_Check(o)) {
+      double v = PyFloat_AsDouble(o);
+      if (v == -1 && PyErr_Occurred()) return PyErr_Clear(), false;
+      value = tp::Scalar(v);
+      return true;
+    }
+    return false;
+  }
+  static handle from_cpp(const tp::Scalar& s, rv_policy, cleanup_list*) noexcept {
+    switch (s.kind()) {
+      case tp::Scalar::Kind::Bool: return PyBool_FromLong(s.to_bool());
+      case tp::Scalar::Kind::Int: return PyLong_FromLongLong(s.to_int());
+      case tp::Scalar::Kind::Float: return PyFloat_FromDouble(s.to_double());
+    }
+    return none().release();
+  }
+};
+
+}  // namespace nanobind::detail

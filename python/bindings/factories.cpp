@@ -1,0 +1,194 @@
+// Tensor factories, random numbers and generators.
+
+#include <cstring>
+#include <random>
+
+#include "bindings.h"
+
+namespace tp::python {
+
+namespace {
+
+struct FactoryOptions {
+  OptionalDType dtype;
+  Device device;
+};
+
+FactoryOptions options(std::optional<ScalarType> dtype, nb::handle device, bool requires_grad) {
+  TP_CHECK(!requires_grad, "[factory] requires_grad=True needs autograd, which tensorplay does not have yet");
+  return {dtype, device_arg(device)};
+}
+
+Generator* generator_arg(nb::handle h) { return h.is_none() ? nullptr : nb::cast<Generator*>(h); }
+
+// The keyword arguments every factory takes.
+#define TP_FACTORY_KWARGS                                                                            \
+  nb::kw_only(), "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(), "requires_grad"_a = false,        \
+      "layout"_a.none() = nb::none(), "pin_memory"_a = false
+
+template <class Fill>
+void def_sized_factory(nb::module_& m, const char* name, Fill fill) {
+  m.def(name, [fill](nb::args size, std::optional<ScalarType> dtype, nb::handle device, bool requires_grad,
+                     nb::handle, bool) {
+    FactoryOptions o = options(dtype, device, requires_grad);
+    Shape sizes = sizes_arg(size, "zeros");
+    nb::gil_scoped_release released;
+    return fill(sizes, o);
+  }, "size"_a, TP_FACTORY_KWARGS);
+}
+
+template <class Fill>
+void def_like_factory(nb::module_& m, const char* name, Fill fill) {
+  m.def(name, [fill](const Tensor& input, std::optional<ScalarType> dtype, nb::handle device, bool requires_grad,
+                     nb::handle, bool, nb::handle) {
+    FactoryOptions o = options(dtype, device, requires_grad);
+    return to(fill(input, o.dtype), device.is_none() ? input.device() : o.device);
+  }, "input"_a, TP_FACTORY_KWARGS, "memory_format"_a.none() = nb::none());
+}
+
+}  // namespace
+
+void init_factories(nb::module_& m) {
+  nb::class_<Generator>(m, "Generator")
+      .def("__init__", [](Generator* g, nb::handle device) {
+        TP_CHECK(device_arg(device).is_cpu(), "[Generator] only CPU generators are supported");
+        new (g) Generator(std::random_device{}() | (static_cast<uint64_t>(std::random_device{}()) << 32));
+      }, "device"_a = "cpu")
+      .def("manual_seed", [](nb::handle self, int64_t seed) {
+        nb::cast<Generator&>(self).manual_seed(static_cast<uint64_t>(seed));
+        return nb::borrow(self);
+      }, "seed"_a)
+      .def("initial_seed", &Generator::initial_seed)
+      .def("get_state", [](const Generator& g) {
+        Tensor state = empty({16}, ScalarType::UInt8);
+        uint64_t words[2] = {g.initial_seed(), g.offset()};
+        std::memcpy(state.data_ptr(), words, sizeof(words));
+        return state;
+      })
+      .def("set_state", [](Generator& g, const Tensor& state) {
+        TP_CHECK(state.dtype() == ScalarType::UInt8 && state.numel() == 16,
+                 "[set_state] expected a uint8 tensor of 16 elements from get_state()");
+        uint64_t words[2];
+        std::memcpy(words, state.contiguous().data_ptr(), sizeof(words));
+        g.set_state(words[0], words[1]);
+      }, "new_state"_a)
+      .def_prop_ro("device", [](const Generator&) { return Device(); });
+  m.attr("default_generator") = nb::cast(&default_generator(), nb::rv_policy::reference);
+  m.def("manual_seed", [](int64_t seed) {
+    manual_seed(static_cast<uint64_t>(seed));
+    return &default_generator();
+  }, "seed"_a, nb::rv_policy::reference);
+  m.def("initial_seed", [] { return default_generator().initial_seed(); });
+
+  def_sized_factory(m, "zeros", [](const Shape& s, const FactoryOptions& o) { return zeros(s, o.dtype, o.device); });
+  def_sized_factory(m, "ones", [](const Shape& s, const FactoryOptions& o) { return ones(s, o.dtype, o.device); });
+  def_sized_factory(m, "empty", [](const Shape& s, const FactoryOptions& o) { return empty(s, o.dtype, o.device); });
+  def_like_factory(m, "zeros_like", [](const Tensor& t, OptionalDType d) { return zeros_like(t, d); });
+  def_like_factory(m, "ones_like", [](const Tensor& t, OptionalDType d) { return ones_like(t, d); });
+  def_like_factory(m, "empty_like", [](const Tensor& t, OptionalDType d) { return empty_like(t, d); });
+  def_like_factory(m, "rand_like", [](const Tensor& t, OptionalDType d) {
+    Tensor out = empty_like(t, d);
+    return uniform_(out);
+  });
+  def_like_factory(m, "randn_like", [](const Tensor& t, OptionalDType d) {
+    Tensor out = empty_like(t, d);
+    return normal_(out);
+  });
+
+  m.def("full", [](const Shape& size, const Scalar& value, std::optional<ScalarType> dtype, nb::handle device,
+                   bool requires_grad, nb::handle, bool) {
+    FactoryOptions o = options(dtype, device, requires_grad);
+    return full(size, value, o.dtype, o.device);
+  }, "size"_a, "fill_value"_a, TP_FACTORY_KWARGS);
+  m.def("full_like", [](const Tensor& input, const Scalar& value, std::optional<ScalarType> dtype, nb::handle device,
+                        bool requires_grad, nb::handle, bool, nb::handle) {
+    FactoryOptions o = options(dtype, device, requires_grad);
+    return to(full_like(input, value, dtype), device.is_none() ? input.device() : o.device);
+  }, "input"_a, "fill_value"_a, TP_FACTORY_KWARGS, "memory_format"_a.none() = nb::none());
+  m.def("empty_strided", [](const Shape& size, const Shape& stride, std::optional<ScalarType> dtype,
+                            nb::handle device, bool requires_grad, nb::handle, bool) {
+    FactoryOptions o = options(dtype, device, requires_grad);
+    return empty_strided(size, stride, o.dtype, o.device);
+  }, "size"_a, "stride"_a, TP_FACTORY_KWARGS);
+  m.def("scalar_tensor", [](const Scalar& value, std::optional<ScalarType> dtype, nb::handle device,
+                            bool requires_grad, nb::handle, bool) {
+    FactoryOptions o = options(dtype, device, requires_grad);
+    return scalar_tensor(value, o.dtype.value_or(get_default_dtype()), o.device);
+  }, "s"_a, TP_FACTORY_KWARGS);
+
+  m.def("arange", [](const Scalar& start, std::optional<Scalar> end, const Scalar& step,
+                     std::optional<ScalarType> dtype, nb::handle device, bool requires_grad, nb::handle, bool) {
+    FactoryOptions o = options(dtype, device, requires_grad);
+    // arange(end) counts from 0.
+    if (!end) return arange(0, start, step, o.dtype, o.device);
+    return arange(start, *end, step, o.dtype, o.device);
+  }, "start"_a, "end"_a.none() = nb::none(), "step"_a = 1, TP_FACTORY_KWARGS);
+  m.def("linspace", [](const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype,
+                       nb::handle device, bool requires_grad, nb::handle, bool) {
+    FactoryOptions o = options(dtype, device, requires_grad);
+    return linspace(start, end, steps, o.dtype, o.device);
+  }, "start"_a, "end"_a, "steps"_a, TP_FACTORY_KWARGS);
+  m.def("eye", [](int64_t n, std::optional<int64_t> cols, std::optional<ScalarType> dtype, nb::handle device,
+                  bool requires_grad, nb::handle, bool) {
+    FactoryOptions o = options(dtype, device, requires_grad);
+    return eye(n, cols, o.dtype, o.device);
+  }, "n"_a, "m"_a.none() = nb::none(), TP_FACTORY_KWARGS);
+
+  m.def("rand", [](nb::args size, nb::handle generator, std::optional<ScalarType> dtype, nb::handle device,
+                   bool requires_grad, nb::handle, bool) {
+    FactoryOptions o = options(dtype, device, requires_grad);
+    return rand(sizes_arg(size, "rand"), o.dtype, o.device, generator_arg(generator));
+  }, "size"_a, nb::kw_only(), "generator"_a.none() = nb::none(), "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(),
+     "requires_grad"_a = false, "layout"_a.none() = nb::none(), "pin_memory"_a = false);
+  m.def("randn", [](nb::args size, nb::handle generator, std::optional<ScalarType> dtype, nb::handle device,
+                    bool requires_grad, nb::handle, bool) {
+    FactoryOptions o = options(dtype, device, requires_grad);
+    return randn(sizes_arg(size, "randn"), o.dtype, o.device, generator_arg(generator));
+  }, "size"_a, nb::kw_only(), "generator"_a.none() = nb::none(), "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(),
+     "requires_grad"_a = false, "layout"_a.none() = nb::none(), "pin_memory"_a = false);
+  // randint(high, size) or randint(low, high, size).
+  m.def("randint", [](nb::args args, nb::handle generator, std::optional<ScalarType> dtype, nb::handle device,
+                      bool requires_grad, nb::handle, bool) {
+    FactoryOptions o = options(dtype, device, requires_grad);
+    TP_CHECK_TYPE(args.size() == 2 || args.size() == 3, "[randint] expected (high, size) or (low, high, size)");
+    int64_t low = args.size() == 3 ? nb::cast<int64_t>(args[0]) : 0;
+    int64_t high = nb::cast<int64_t>(args[args.size() - 2]);
+    Shape size = nb::cast<Shape>(args[args.size() - 1]);
+    return randint(low, high, size, o.dtype, o.device, generator_arg(generator));
+  }, "args"_a, nb::kw_only(), "generator"_a.none() = nb::none(), "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(),
+     "requires_grad"_a = false, "layout"_a.none() = nb::none(), "pin_memory"_a = false);
+  m.def("randperm", [](int64_t n, nb::handle generator, std::optional<ScalarType> dtype, nb::handle device,
+                       bool requires_grad, nb::handle, bool) {
+    FactoryOptions o = options(dtype, device, requires_grad);
+    return randperm(n, o.dtype, o.device, generator_arg(generator));
+  }, "n"_a, nb::kw_only(), "generator"_a.none() = nb::none(), "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(),
+     "requires_grad"_a = false, "layout"_a.none() = nb::none(), "pin_memory"_a = false);
+
+  tensor_class()
+      .def("uniform_", [](Tensor& t, double from, double to, nb::handle g) { return uniform_(t, from, to, generator_arg(g)); },
+           "from_"_a = 0.0, "to"_a = 1.0, nb::kw_only(), "generator"_a.none() = nb::none())
+      .def("normal_", [](Tensor& t, double mean, double std, nb::handle g) { return normal_(t, mean, std, generator_arg(g)); },
+           "mean"_a = 0.0, "std"_a = 1.0, nb::kw_only(), "generator"_a.none() = nb::none())
+      .def("new_zeros", [](const Tensor& t, nb::args size, std::optional<ScalarType> dtype, nb::handle device, bool rg,
+                           nb::handle, bool) {
+        FactoryOptions o = options(dtype, device, rg);
+        return zeros(sizes_arg(size, "new_zeros"), o.dtype.value_or(t.dtype()), device.is_none() ? t.device() : o.device);
+      }, "size"_a, TP_FACTORY_KWARGS)
+      .def("new_ones", [](const Tensor& t, nb::args size, std::optional<ScalarType> dtype, nb::handle device, bool rg,
+                          nb::handle, bool) {
+        FactoryOptions o = options(dtype, device, rg);
+        return ones(sizes_arg(size, "new_ones"), o.dtype.value_or(t.dtype()), device.is_none() ? t.device() : o.device);
+      }, "size"_a, TP_FACTORY_KWARGS)
+      .def("new_empty", [](const Tensor& t, nb::args size, std::optional<ScalarType> dtype, nb::handle device, bool rg,
+                           nb::handle, bool) {
+        FactoryOptions o = options(dtype, device, rg);
+        return empty(sizes_arg(size, "new_empty"), o.dtype.value_or(t.dtype()), device.is_none() ? t.device() : o.device);
+      }, "size"_a, TP_FACTORY_KWARGS)
+      .def("new_full", [](const Tensor& t, const Shape& size, const Scalar& value, std::optional<ScalarType> dtype,
+                          nb::handle device, bool rg, nb::handle, bool) {
+        FactoryOptions o = options(dtype, device, rg);
+        return full(size, value, o.dtype.value_or(t.dtype()), device.is_none() ? t.device() : o.device);
+      }, "size"_a, "fill_value"_a, TP_FACTORY_KWARGS);
+}
+
+}  // namespace tp::python

@@ -1,0 +1,134 @@
+// tensorplay._C: the bindings. Argument conversion only; every op goes straight to its tp::
+// function, with the GIL released while it runs.
+
+#include "bindings.h"
+
+namespace tp::python {
+
+namespace {
+
+PyTypeObject* g_tensor_type = nullptr;
+std::array<nb::object, kNumScalarTypes>& dtype_objects() {
+  static auto* objects = new std::array<nb::object, kNumScalarTypes>();
+  return *objects;
+}
+
+void translate_errors(const std::exception_ptr& p, void*) {
+  try {
+    std::rethrow_exception(p);
+  } catch (const Error& e) {
+    PyObject* type = PyExc_RuntimeError;
+    switch (e.kind()) {
+      case ErrorKind::Runtime: type = PyExc_RuntimeError; break;
+      case ErrorKind::Type: type = PyExc_TypeError; break;
+      case ErrorKind::Value: type = PyExc_ValueError; break;
+      case ErrorKind::Index: type = PyExc_IndexError; break;
+      case ErrorKind::NotImplemented: type = PyExc_NotImplementedError; break;
+    }
+    PyErr_SetString(type, e.what());
+  }
+}
+
+void init_dtypes(nb::module_& m) {
+  nb::class_<DTypeObject>(m, "dtype")
+      .def_prop_ro("is_floating_point", [](const DTypeObject& d) { return is_floating_point(d.type); })
+      .def_prop_ro("is_signed", [](const DTypeObject& d) {
+        return d.type != ScalarType::UInt8 && d.type != ScalarType::Bool;
+      })
+      .def_prop_ro("itemsize", [](const DTypeObject& d) { return itemsize(d.type); })
+      .def("__repr__", [](const DTypeObject& d) { return "tensorplay." + std::string(name(d.type)); })
+      .def("__reduce__", [](const DTypeObject& d) { return std::string(name(d.type)); });
+  for (int i = 0; i < kNumScalarTypes; ++i) {
+    auto t = static_cast<ScalarType>(i);
+    dtype_objects()[i] = nb::cast(DTypeObject{t}, nb::rv_policy::move);
+    m.attr(std::string(name(t)).c_str()) = dtype_objects()[i];
+  }
+
+  m.def("promote_types", &promote_types, "type1"_a, "type2"_a);
+  m.def("get_default_dtype", &get_default_dtype);
+  m.def("set_default_dtype", &set_default_dtype, "d"_a);
+  m.def("_result_type", [](nb::handle a, nb::handle b) {
+    ResultType r;
+    for (nb::handle h : {a, b}) {
+      if (is_tensor(h)) r.add(unwrap(h));
+      else r.add(nb::cast<Scalar>(h));
+    }
+    return r.get();
+  });
+}
+
+void init_devices(nb::module_& m) {
+  nb::class_<Device>(m, "device")
+      .def("__init__", [](Device* d, nb::handle spec, std::optional<int> index) {
+        Device parsed = device_arg(spec);
+        if (index) {
+          TP_CHECK(parsed.index < 0, "[device] type (string) must not include an index because index was passed "
+                   "explicitly: ", parsed.str());
+          parsed = Device(parsed.type, *index);
+        }
+        new (d) Device(parsed);
+      }, "type"_a, "index"_a.none() = nb::none())
+      .def_prop_ro("type", [](const Device& d) { return std::string(name(d.type)); })
+      .def_prop_ro("index", [](const Device& d) -> std::optional<int> {
+        return d.index < 0 ? std::nullopt : std::optional<int>(d.index);
+      })
+      .def("__str__", &Device::str)
+      .def("__repr__", [](const Device& d) {
+        std::string s = "device(type='" + std::string(name(d.type)) + "'";
+        if (d.index >= 0) s += ", index=" + std::to_string(d.index);
+        return s + ")";
+      })
+      .def("__eq__", [](const Device& a, nb::handle b) {
+        if (!nb::isinstance<Device>(b)) return false;
+        return a == nb::cast<Device>(b);
+      })
+      .def("__hash__", [](const Device& d) { return static_cast<int>(d.type) * 1000 + d.index; });
+}
+
+}  // namespace
+
+PyTypeObject* tensor_type() { return g_tensor_type; }
+void set_tensor_type(PyTypeObject* type) { g_tensor_type = type; }
+nb::handle dtype_object(ScalarType t) { return dtype_objects()[static_cast<int>(t)]; }
+
+bool is_tensor(nb::handle h) { return PyObject_TypeCheck(h.ptr(), g_tensor_type); }
+
+const Tensor& unwrap(nb::handle h) {
+  TP_CHECK(nb::inst_ready(h), "[Tensor] the tensor object is not initialised");
+  return nb::inst_ptr<PyTensor>(h)->value;
+}
+
+nb::object wrap(Tensor t, PyTypeObject* type) {
+  if (void* existing = t.impl()->pyobj()) return nb::borrow(static_cast<PyObject*>(existing));
+  nb::object obj = nb::inst_alloc(nb::handle(reinterpret_cast<PyObject*>(type ? type : g_tensor_type)));
+  TensorImpl* impl = t.impl();
+  new (nb::inst_ptr<PyTensor>(obj)) PyTensor(std::move(t));
+  nb::inst_mark_ready(obj);
+  impl->set_pyobj(obj.ptr());
+  return obj;
+}
+
+Device device_arg(nb::handle h) {
+  if (h.is_none()) return Device();
+  if (nb::isinstance<Device>(h)) return nb::cast<Device>(h);
+  if (nb::isinstance<nb::str>(h)) return Device(nb::cast<std::string_view>(h)).with_index();
+  if (PyLong_Check(h.ptr())) return Device(DeviceType::CUDA, nb::cast<int>(h));
+  throw Error(ErrorKind::Type, "expected a device (tensorplay.device, str or int), got " +
+                                   std::string(nb::type_name(h.type()).c_str()));
+}
+
+}  // namespace tp::python
+
+NB_MODULE(_C, m) {
+  using namespace tp::python;
+  // The dtype objects, the Tensor class and the bound functions live as long as the process.
+  nb::set_leak_warnings(false);
+  nb::register_exception_translator(&translate_errors);
+  init_dtypes(m);
+  init_devices(m);
+  init_tensor(m);
+  init_factories(m);
+  init_ops(m);
+  init_indexing(m);
+  init_numpy(m);
+}

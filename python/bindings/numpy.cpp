@@ -1,0 +1,104 @@
+// NumPy interop that shares memory both ways: tensorplay.from_numpy and Tensor.numpy().
+// bfloat16 travels as uint16 and is viewed as ml_dtypes.bfloat16 on the Python side.
+
+#include <nanobind/ndarray.h>
+
+#include "bindings.h"
+
+namespace tp::python {
+
+namespace {
+
+using DLType = nb::dlpack::dtype;
+
+std::optional<ScalarType> from_dlpack(DLType t) {
+  using Code = nb::dlpack::dtype_code;
+  const auto code = static_cast<Code>(t.code);
+  if (t.lanes != 1) return std::nullopt;
+  if (code == Code::Bool && t.bits == 8) return ScalarType::Bool;
+  if (code == Code::UInt && t.bits == 8) return ScalarType::UInt8;
+  if (code == Code::Int) {
+    switch (t.bits) {
+      case 8: return ScalarType::Int8;
+      case 16: return ScalarType::Int16;
+      case 32: return ScalarType::Int32;
+      case 64: return ScalarType::Int64;
+    }
+  }
+  if (code == Code::Float) {
+    switch (t.bits) {
+      case 16: return ScalarType::Float16;
+      case 32: return ScalarType::Float32;
+      case 64: return ScalarType::Float64;
+    }
+  }
+  if (code == Code::Bfloat && t.bits == 16) return ScalarType::BFloat16;
+  return std::nullopt;
+}
+
+DLType to_dlpack(ScalarType t) {
+  using Code = nb::dlpack::dtype_code;
+  auto make = [](Code c, int bits) { return DLType{static_cast<uint8_t>(c), static_cast<uint8_t>(bits), 1}; };
+  switch (t) {
+    case ScalarType::Bool: return make(Code::Bool, 8);
+    case ScalarType::UInt8: return make(Code::UInt, 8);
+    case ScalarType::Int8: return make(Code::Int, 8);
+    case ScalarType::Int16: return make(Code::Int, 16);
+    case ScalarType::Int32: return make(Code::Int, 32);
+    case ScalarType::Int64: return make(Code::Int, 64);
+    case ScalarType::Float16: return make(Code::Float, 16);
+    case ScalarType::Float32: return make(Code::Float, 32);
+    case ScalarType::Float64: return make(Code::Float, 64);
+    case ScalarType::BFloat16: return make(Code::UInt, 16);  // viewed as bfloat16 in Python
+  }
+  return make(Code::Float, 32);
+}
+
+Tensor from_numpy(nb::object array) {
+  auto nd = nb::cast<nb::ndarray<nb::numpy, nb::device::cpu>>(array);
+  auto dtype = from_dlpack(nd.dtype());
+  TP_CHECK_TYPE(dtype.has_value(), "[from_numpy] can't convert a NumPy array of this dtype; the supported types are "
+                "float64, float32, float16, int64, int32, int16, int8, uint8, bool (and ml_dtypes.bfloat16)");
+  Shape sizes(nd.ndim()), strides(nd.ndim());
+  for (size_t d = 0; d < nd.ndim(); ++d) {
+    sizes[d] = static_cast<int64_t>(nd.shape(d));
+    strides[d] = nd.stride(d);
+    TP_CHECK_VALUE(strides[d] >= 0 || sizes[d] <= 1, "[from_numpy] At least one stride in the given numpy array is "
+                   "negative, and tensors with negative strides are not currently supported. (You can probably work "
+                   "around this by making a copy of your array  with array.copy().)");
+    if (strides[d] < 0) strides[d] = 0;
+  }
+  int64_t extent = 1;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == 0) extent = 0;
+    if (extent) extent += (sizes[d] - 1) * strides[d];
+  }
+  // The storage keeps the array alive; its last reference may drop on any thread.
+  auto* owner = array.inc_ref().ptr();
+  DataPtr data(nd.data(), owner, [](void*, void* ctx) {
+    nb::gil_scoped_acquire gil;
+    Py_DECREF(static_cast<PyObject*>(ctx));
+  });
+  size_t nbytes = static_cast<size_t>(extent) * itemsize(*dtype);
+  auto storage = Storage::make(std::move(data), nbytes, Device());
+  return Tensor(intrusive_ptr<TensorImpl>::make(std::move(storage), *dtype, sizes, strides, 0));
+}
+
+nb::object to_numpy(nb::handle self) {
+  const Tensor& t = unwrap(self);
+  TP_CHECK_TYPE(t.device().is_cpu(), "[numpy] can't convert ", t.device().str(), " tensor to numpy. Use Tensor.cpu() "
+                "to copy the tensor to host memory first.");
+  std::vector<size_t> shape(t.sizes().begin(), t.sizes().end());
+  std::vector<int64_t> strides(t.strides().begin(), t.strides().end());
+  nb::ndarray<nb::numpy> nd(t.data_ptr(), t.dim(), shape.data(), self, strides.data(), to_dlpack(t.dtype()));
+  return nd.cast();
+}
+
+}  // namespace
+
+void init_numpy(nb::module_& m) {
+  m.def("_from_numpy", &from_numpy, "ndarray"_a);
+  tensor_class().def("_numpy", &to_numpy);
+}
+
+}  // namespace tp::python

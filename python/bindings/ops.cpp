@@ -1,0 +1,393 @@
+// The ops: each is bound as a function of the module (tensorplay.add(input, other)) and, where
+// PyTorch has one, as a Tensor method (x.add(other)), straight to its tp:: function.
+
+#include <nanobind/stl/tuple.h>
+
+#include "bindings.h"
+
+namespace tp::python {
+
+namespace {
+
+// Binds f as tensorplay.<name>(input, ...) and Tensor.<name>(...).
+template <class F, class... Extra>
+void def_op(nb::module_& m, const char* name, F&& f, const Extra&... extra) {
+  m.def(name, f, "input"_a, extra..., release_gil());
+  tensor_class().def(name, f, extra..., release_gil());
+}
+
+// Binds an in-place method.
+template <class F, class... Extra>
+void def_method(const char* name, F&& f, const Extra&... extra) {
+  tensor_class().def(name, f, extra..., release_gil());
+}
+
+// A dim argument that may be None (every dim), an int, or a sequence of ints.
+Shape dims_arg(nb::handle h) {
+  if (h.is_none()) return {};
+  if (PyIndex_Check(h.ptr())) return {nb::cast<int64_t>(h)};
+  return nb::cast<Shape>(h);
+}
+
+nb::object g_return_type_max, g_return_type_min;
+
+nb::object values_indices(const nb::object& type, std::pair<Tensor, Tensor> r) {
+  return type(wrap(r.first), wrap(r.second));
+}
+
+void init_elementwise(nb::module_& m) {
+#define TP_BIND_UNARY(name)                                                   \
+  def_op(m, #name, [](const Tensor& t) { return tp::name(t); });             \
+  def_method(#name "_", [](Tensor& t) -> Tensor { return tp::name##_(t); });
+  TP_UNARY_OPS(TP_BIND_UNARY)
+#undef TP_BIND_UNARY
+  def_op(m, "negative", [](const Tensor& t) { return neg(t); });
+  def_op(m, "absolute", [](const Tensor& t) { return abs(t); });
+  def_op(m, "arctan2", [](const Tensor& a, const Tensor& b) { return atan2(a, b); }, "other"_a);
+  def_op(m, "square", [](const Tensor& t) { return pow(t, 2); });
+  def_op(m, "round", [](const Tensor& t, int64_t decimals) { return round(t, decimals); }, nb::kw_only(), "decimals"_a = 0);
+  def_method("round_", [](Tensor& t, int64_t decimals) -> Tensor { return round_(t, decimals); }, nb::kw_only(), "decimals"_a = 0);
+  def_op(m, "nan_to_num", [](const Tensor& t, std::optional<double> nan, std::optional<double> posinf,
+                             std::optional<double> neginf) { return nan_to_num(t, nan, posinf, neginf); },
+         "nan"_a = 0.0, "posinf"_a.none() = nb::none(), "neginf"_a.none() = nb::none());
+  def_op(m, "clamp", [](const Tensor& t, std::optional<Scalar> lo, std::optional<Scalar> hi) { return clamp(t, lo, hi); },
+         "min"_a.none() = nb::none(), "max"_a.none() = nb::none());
+  def_op(m, "clamp", [](const Tensor& t, std::optional<Tensor> lo, std::optional<Tensor> hi) { return clamp(t, lo, hi); },
+         "min"_a.none() = nb::none(), "max"_a.none() = nb::none());
+  def_op(m, "clip", [](const Tensor& t, std::optional<Scalar> lo, std::optional<Scalar> hi) { return clamp(t, lo, hi); },
+         "min"_a.none() = nb::none(), "max"_a.none() = nb::none());
+  def_method("clamp_", [](Tensor& t, std::optional<Scalar> lo, std::optional<Scalar> hi) -> Tensor { return clamp_(t, lo, hi); },
+             "min"_a.none() = nb::none(), "max"_a.none() = nb::none());
+  def_method("clip_", [](Tensor& t, std::optional<Scalar> lo, std::optional<Scalar> hi) -> Tensor { return clamp_(t, lo, hi); },
+             "min"_a.none() = nb::none(), "max"_a.none() = nb::none());
+
+  // add and sub take alpha.
+  def_op(m, "add", [](const Tensor& a, const Tensor& b, const Scalar& alpha) { return add(a, b, alpha); }, "other"_a, nb::kw_only(), "alpha"_a = 1);
+  def_op(m, "add", [](const Tensor& a, const Scalar& b, const Scalar& alpha) { return add(a, b, alpha); }, "other"_a, nb::kw_only(), "alpha"_a = 1);
+  def_op(m, "sub", [](const Tensor& a, const Tensor& b, const Scalar& alpha) { return sub(a, b, alpha); }, "other"_a, nb::kw_only(), "alpha"_a = 1);
+  def_op(m, "sub", [](const Tensor& a, const Scalar& b, const Scalar& alpha) { return sub(a, b, alpha); }, "other"_a, nb::kw_only(), "alpha"_a = 1);
+  def_op(m, "subtract", [](const Tensor& a, const Tensor& b, const Scalar& alpha) { return sub(a, b, alpha); }, "other"_a, nb::kw_only(), "alpha"_a = 1);
+  def_op(m, "rsub", [](const Tensor& a, const Scalar& b, const Scalar& alpha) { return rsub(a, b, alpha); }, "other"_a, nb::kw_only(), "alpha"_a = 1);
+  def_method("add_", [](Tensor& a, const Tensor& b, const Scalar& alpha) -> Tensor { return add_(a, b, alpha); }, "other"_a, nb::kw_only(), "alpha"_a = 1);
+  def_method("add_", [](Tensor& a, const Scalar& b, const Scalar& alpha) -> Tensor { return add_(a, b, alpha); }, "other"_a, nb::kw_only(), "alpha"_a = 1);
+  def_method("sub_", [](Tensor& a, const Tensor& b, const Scalar& alpha) -> Tensor { return sub_(a, b, alpha); }, "other"_a, nb::kw_only(), "alpha"_a = 1);
+  def_method("sub_", [](Tensor& a, const Scalar& b, const Scalar& alpha) -> Tensor { return sub_(a, b, alpha); }, "other"_a, nb::kw_only(), "alpha"_a = 1);
+  for (const char* name : {"div", "divide"}) {
+    def_op(m, name, [](const Tensor& a, const Tensor& b, std::optional<std::string_view> mode) { return div(a, b, mode); },
+           "other"_a, nb::kw_only(), "rounding_mode"_a.none() = nb::none());
+    def_op(m, name, [](const Tensor& a, const Scalar& b, std::optional<std::string_view> mode) { return div(a, b, mode); },
+           "other"_a, nb::kw_only(), "rounding_mode"_a.none() = nb::none());
+  }
+  def_op(m, "true_divide", [](const Tensor& a, const Tensor& b) { return div(a, b); }, "other"_a);
+  def_op(m, "true_divide", [](const Tensor& a, const Scalar& b) { return div(a, b); }, "other"_a);
+  def_method("div_", [](Tensor& a, const Tensor& b, std::optional<std::string_view> mode) -> Tensor { return div_(a, b, mode); },
+             "other"_a, nb::kw_only(), "rounding_mode"_a.none() = nb::none());
+  def_method("div_", [](Tensor& a, const Scalar& b, std::optional<std::string_view> mode) -> Tensor { return div_(a, b, mode); },
+             "other"_a, nb::kw_only(), "rounding_mode"_a.none() = nb::none());
+
+#define TP_BIND_BINARY(name)                                                                              \
+  def_op(m, #name, [](const Tensor& a, const Tensor& b) { return tp::name(a, b); }, "other"_a);          \
+  def_op(m, #name, [](const Tensor& a, const Scalar& b) { return tp::name(a, b); }, "other"_a);          \
+  def_method(#name "_", [](Tensor& a, const Tensor& b) -> Tensor { return tp::name##_(a, b); }, "other"_a); \
+  def_method(#name "_", [](Tensor& a, const Scalar& b) -> Tensor { return tp::name##_(a, b); }, "other"_a);
+  TP_BIND_BINARY(mul)
+  TP_BIND_BINARY(floor_divide)
+  TP_BIND_BINARY(remainder)
+  TP_BIND_BINARY(pow)
+  TP_BIND_BINARY(bitwise_and)
+  TP_BIND_BINARY(bitwise_or)
+  TP_BIND_BINARY(bitwise_xor)
+  TP_BIND_BINARY(eq)
+  TP_BIND_BINARY(ne)
+  TP_BIND_BINARY(lt)
+  TP_BIND_BINARY(le)
+  TP_BIND_BINARY(gt)
+  TP_BIND_BINARY(ge)
+#undef TP_BIND_BINARY
+  for (auto [alias, op] : {std::pair{"multiply", "mul"}, {"greater", "gt"}, {"greater_equal", "ge"}, {"less", "lt"},
+                           {"less_equal", "le"}, {"not_equal", "ne"}}) {
+    m.attr(alias) = m.attr(op);
+    tensor_class().attr(alias) = tensor_class().attr(op);
+  }
+  m.def("pow", [](const Scalar& base, const Tensor& e) { return pow(base, e); }, "self"_a, "exponent"_a, release_gil());
+#define TP_BIND_TENSOR_BINARY(name)                                                                     \
+  def_op(m, #name, [](const Tensor& a, const Tensor& b) { return tp::name(a, b); }, "other"_a);        \
+  def_method(#name "_", [](Tensor& a, const Tensor& b) -> Tensor { return tp::name##_(a, b); }, "other"_a);
+  TP_BIND_TENSOR_BINARY(atan2)
+  TP_BIND_TENSOR_BINARY(maximum)
+  TP_BIND_TENSOR_BINARY(minimum)
+  TP_BIND_TENSOR_BINARY(logical_and)
+  TP_BIND_TENSOR_BINARY(logical_or)
+  TP_BIND_TENSOR_BINARY(logical_xor)
+#undef TP_BIND_TENSOR_BINARY
+
+  def_op(m, "lerp", [](const Tensor& s, const Tensor& e, const Tensor& w) { return lerp(s, e, w); }, "end"_a, "weight"_a);
+  def_op(m, "lerp", [](const Tensor& s, const Tensor& e, const Scalar& w) { return lerp(s, e, w); }, "end"_a, "weight"_a);
+  def_method("lerp_", [](Tensor& s, const Tensor& e, const Scalar& w) -> Tensor { return lerp_(s, e, w); }, "end"_a, "weight"_a);
+  def_op(m, "addcmul", [](const Tensor& s, const Tensor& a, const Tensor& b, const Scalar& v) { return addcmul(s, a, b, v); },
+         "tensor1"_a, "tensor2"_a, nb::kw_only(), "value"_a = 1);
+  def_op(m, "addcdiv", [](const Tensor& s, const Tensor& a, const Tensor& b, const Scalar& v) { return addcdiv(s, a, b, v); },
+         "tensor1"_a, "tensor2"_a, nb::kw_only(), "value"_a = 1);
+  def_method("addcmul_", [](Tensor& s, const Tensor& a, const Tensor& b, const Scalar& v) -> Tensor { return addcmul_(s, a, b, v); },
+             "tensor1"_a, "tensor2"_a, nb::kw_only(), "value"_a = 1);
+  def_method("addcdiv_", [](Tensor& s, const Tensor& a, const Tensor& b, const Scalar& v) -> Tensor { return addcdiv_(s, a, b, v); },
+             "tensor1"_a, "tensor2"_a, nb::kw_only(), "value"_a = 1);
+}
+
+// Python's operators. A failed match returns NotImplemented (nb::is_operator), so `t + "a"`
+// raises TypeError and `t == None` is False, as in PyTorch.
+void init_operators() {
+  auto& c = tensor_class();
+  auto op = [&c](const char* name, auto f) { c.def(name, f, nb::is_operator(), release_gil()); };
+#define TP_OPERATOR(dunder, fn)                                                        \
+  op(dunder, [](const Tensor& a, const Tensor& b) { return fn(a, b); });              \
+  op(dunder, [](const Tensor& a, const Scalar& b) { return fn(a, b); });
+#define TP_INPLACE_OPERATOR(dunder, fn)                                                  \
+  op(dunder, [](Tensor& a, const Tensor& b) -> Tensor { return fn(a, b); });            \
+  op(dunder, [](Tensor& a, const Scalar& b) -> Tensor { return fn(a, b); });
+  TP_OPERATOR("__add__", add)
+  TP_OPERATOR("__radd__", add)
+  TP_INPLACE_OPERATOR("__iadd__", add_)
+  TP_OPERATOR("__sub__", sub)
+  TP_INPLACE_OPERATOR("__isub__", sub_)
+  TP_OPERATOR("__mul__", mul)
+  TP_OPERATOR("__rmul__", mul)
+  TP_INPLACE_OPERATOR("__imul__", mul_)
+  TP_OPERATOR("__truediv__", div)
+  TP_INPLACE_OPERATOR("__itruediv__", div_)
+  TP_OPERATOR("__floordiv__", floor_divide)
+  TP_INPLACE_OPERATOR("__ifloordiv__", floor_divide_)
+  TP_OPERATOR("__mod__", remainder)
+  TP_INPLACE_OPERATOR("__imod__", remainder_)
+  TP_OPERATOR("__pow__", pow)
+  TP_INPLACE_OPERATOR("__ipow__", pow_)
+  TP_OPERATOR("__and__", bitwise_and)
+  TP_OPERATOR("__rand__", bitwise_and)
+  TP_INPLACE_OPERATOR("__iand__", bitwise_and_)
+  TP_OPERATOR("__or__", bitwise_or)
+  TP_OPERATOR("__ror__", bitwise_or)
+  TP_INPLACE_OPERATOR("__ior__", bitwise_or_)
+  TP_OPERATOR("__xor__", bitwise_xor)
+  TP_OPERATOR("__rxor__", bitwise_xor)
+  TP_INPLACE_OPERATOR("__ixor__", bitwise_xor_)
+  TP_OPERATOR("__eq__", eq)
+  TP_OPERATOR("__ne__", ne)
+  TP_OPERATOR("__lt__", lt)
+  TP_OPERATOR("__le__", le)
+  TP_OPERATOR("__gt__", gt)
+  TP_OPERATOR("__ge__", ge)
+#undef TP_OPERATOR
+#undef TP_INPLACE_OPERATOR
+  // Reflected forms with a number on the left. `2 / x` is reciprocal(x) * 2, as in PyTorch.
+  op("__rsub__", [](const Tensor& a, const Scalar& b) { return rsub(a, b); });
+  op("__rtruediv__", [](const Tensor& a, const Scalar& b) { return mul(reciprocal(a), b); });
+  op("__rfloordiv__", [](const Tensor& a, const Scalar& b) {
+    return floor_divide(scalar_tensor(b, result_type(a, b), a.device()), a);
+  });
+  op("__rmod__", [](const Tensor& a, const Scalar& b) {
+    return remainder(scalar_tensor(b, result_type(a, b), a.device()), a);
+  });
+  op("__rpow__", [](const Tensor& a, const Scalar& b) { return pow(b, a); });
+  op("__matmul__", [](const Tensor& a, const Tensor& b) { return matmul(a, b); });
+  c.def("__neg__", [](const Tensor& a) { return neg(a); }, release_gil());
+  c.def("__pos__", [](const Tensor& a) { return a; });
+  c.def("__abs__", [](const Tensor& a) { return abs(a); }, release_gil());
+  c.def("__invert__", [](const Tensor& a) { return bitwise_not(a); }, release_gil());
+}
+
+void init_reductions(nb::module_& m) {
+  nb::object namedtuple = nb::module_::import_("collections").attr("namedtuple");
+  g_return_type_max = namedtuple("max", "values indices");
+  g_return_type_min = namedtuple("min", "values indices");
+
+  def_op(m, "sum", [](const Tensor& t, nb::handle dim, bool keepdim, OptionalDType dtype) {
+    return sum(t, dims_arg(dim), keepdim, dtype);
+  }, "dim"_a.none() = nb::none(), "keepdim"_a = false, nb::kw_only(), "dtype"_a.none() = nb::none());
+  def_op(m, "mean", [](const Tensor& t, nb::handle dim, bool keepdim, OptionalDType dtype) {
+    return mean(t, dims_arg(dim), keepdim, dtype);
+  }, "dim"_a.none() = nb::none(), "keepdim"_a = false, nb::kw_only(), "dtype"_a.none() = nb::none());
+  def_op(m, "prod", [](const Tensor& t, std::optional<int64_t> dim, bool keepdim, OptionalDType dtype) {
+    return prod(t, dim, keepdim, dtype);
+  }, "dim"_a.none() = nb::none(), "keepdim"_a = false, nb::kw_only(), "dtype"_a.none() = nb::none());
+  def_op(m, "amax", [](const Tensor& t, nb::handle dim, bool keepdim) { return amax(t, dims_arg(dim), keepdim); },
+         "dim"_a = nb::tuple(), "keepdim"_a = false);
+  def_op(m, "amin", [](const Tensor& t, nb::handle dim, bool keepdim) { return amin(t, dims_arg(dim), keepdim); },
+         "dim"_a = nb::tuple(), "keepdim"_a = false);
+  for (bool is_max : {true, false}) {
+    const char* name = is_max ? "max" : "min";
+    // max(input), max(input, dim, keepdim=False) -> (values, indices), max(input, other).
+    m.def(name, [is_max](const Tensor& t) { return is_max ? max(t) : min(t); }, "input"_a, release_gil());
+    tensor_class().def(name, [is_max](const Tensor& t) { return is_max ? max(t) : min(t); }, release_gil());
+    auto by_dim = [is_max](const Tensor& t, int64_t dim, bool keepdim) {
+      std::pair<Tensor, Tensor> r;
+      {
+        nb::gil_scoped_release released;
+        r = is_max ? max(t, dim, keepdim) : min(t, dim, keepdim);
+      }
+      return values_indices(is_max ? g_return_type_max : g_return_type_min, r);
+    };
+    m.def(name, by_dim, "input"_a, "dim"_a, "keepdim"_a = false);
+    tensor_class().def(name, by_dim, "dim"_a, "keepdim"_a = false);
+    auto elementwise = [is_max](const Tensor& a, const Tensor& b) { return is_max ? maximum(a, b) : minimum(a, b); };
+    m.def(name, elementwise, "input"_a, "other"_a, release_gil());
+    tensor_class().def(name, elementwise, "other"_a, release_gil());
+  }
+  def_op(m, "argmax", [](const Tensor& t, std::optional<int64_t> dim, bool keepdim) { return argmax(t, dim, keepdim); },
+         "dim"_a.none() = nb::none(), "keepdim"_a = false);
+  def_op(m, "argmin", [](const Tensor& t, std::optional<int64_t> dim, bool keepdim) { return argmin(t, dim, keepdim); },
+         "dim"_a.none() = nb::none(), "keepdim"_a = false);
+  // var/std(input, dim=None, unbiased=None, keepdim=False, *, correction=None).
+  for (bool is_var : {true, false}) {
+    def_op(m, is_var ? "var" : "std", [is_var](const Tensor& t, nb::handle dim, std::optional<bool> unbiased, bool keepdim,
+                                                std::optional<double> correction) {
+      TP_CHECK(!(unbiased && correction), "[var] cannot specify both unbiased and correction");
+      double c = correction ? *correction : (unbiased.value_or(true) ? 1.0 : 0.0);
+      return is_var ? var(t, dims_arg(dim), c, keepdim) : tp::std(t, dims_arg(dim), c, keepdim);
+    }, "dim"_a.none() = nb::none(), "unbiased"_a.none() = nb::none(), "keepdim"_a = false, nb::kw_only(), "correction"_a.none() = nb::none());
+  }
+  def_op(m, "norm", [](const Tensor& t, nb::handle p, nb::handle dim, bool keepdim, OptionalDType dtype) {
+    double order = 2;
+    if (!p.is_none() && !nb::isinstance<nb::str>(p)) order = nb::cast<double>(p);
+    else if (nb::isinstance<nb::str>(p))
+      TP_CHECK(nb::cast<std::string>(p) == "fro", "[norm] only p='fro' and numeric p are supported");
+    Tensor x = dtype ? to(t, *dtype) : t;
+    return norm(x, order, dims_arg(dim), keepdim);
+  }, "p"_a.none() = "fro", "dim"_a.none() = nb::none(), "keepdim"_a = false, "dtype"_a.none() = nb::none());
+  def_op(m, "logsumexp", [](const Tensor& t, nb::handle dim, bool keepdim) { return logsumexp(t, dims_arg(dim), keepdim); },
+         "dim"_a, "keepdim"_a = false);
+  def_op(m, "all", [](const Tensor& t, nb::handle dim, bool keepdim) { return all(t, dims_arg(dim), keepdim); },
+         "dim"_a.none() = nb::none(), "keepdim"_a = false);
+  def_op(m, "any", [](const Tensor& t, nb::handle dim, bool keepdim) { return any(t, dims_arg(dim), keepdim); },
+         "dim"_a.none() = nb::none(), "keepdim"_a = false);
+  def_op(m, "cumsum", [](const Tensor& t, int64_t dim, OptionalDType dtype) { return cumsum(t, dim, dtype); },
+         "dim"_a, nb::kw_only(), "dtype"_a.none() = nb::none());
+  def_op(m, "cumprod", [](const Tensor& t, int64_t dim, OptionalDType dtype) { return cumprod(t, dim, dtype); },
+         "dim"_a, nb::kw_only(), "dtype"_a.none() = nb::none());
+  def_op(m, "softmax", [](const Tensor& t, int64_t dim, OptionalDType dtype) { return softmax(t, dim, dtype); },
+         "dim"_a, "dtype"_a.none() = nb::none());
+  def_op(m, "log_softmax", [](const Tensor& t, int64_t dim, OptionalDType dtype) { return log_softmax(t, dim, dtype); },
+         "dim"_a, "dtype"_a.none() = nb::none());
+}
+
+void init_linalg(nb::module_& m) {
+  def_op(m, "matmul", [](const Tensor& a, const Tensor& b) { return matmul(a, b); }, "other"_a);
+  def_op(m, "mm", [](const Tensor& a, const Tensor& b) { return mm(a, b); }, "mat2"_a);
+  def_op(m, "bmm", [](const Tensor& a, const Tensor& b) { return bmm(a, b); }, "mat2"_a);
+  def_op(m, "dot", [](const Tensor& a, const Tensor& b) { return dot(a, b); }, "other"_a);
+  def_op(m, "mv", [](const Tensor& a, const Tensor& b) { return mv(a, b); }, "vec"_a);
+  def_op(m, "outer", [](const Tensor& a, const Tensor& b) { return outer(a, b); }, "vec2"_a);
+  def_op(m, "addmm", [](const Tensor& s, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) {
+    return addmm(s, a, b, beta, alpha);
+  }, "mat1"_a, "mat2"_a, nb::kw_only(), "beta"_a = 1, "alpha"_a = 1);
+  def_op(m, "baddbmm", [](const Tensor& s, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) {
+    return baddbmm(s, a, b, beta, alpha);
+  }, "batch1"_a, "batch2"_a, nb::kw_only(), "beta"_a = 1, "alpha"_a = 1);
+}
+
+void init_shape(nb::module_& m) {
+  auto& c = tensor_class();
+  c.def("view", [](const Tensor& t, nb::args shape) -> Tensor {
+    if (shape.size() == 1 && nb::isinstance<DTypeObject>(shape[0])) return view_dtype(t, nb::cast<ScalarType>(shape[0]));
+    return view(t, sizes_arg(shape, "view"));
+  });
+  c.def("view_as", [](const Tensor& t, const Tensor& other) { return view(t, other.sizes()); }, "other"_a);
+  c.def("reshape", [](const Tensor& t, nb::args shape) { return reshape(t, sizes_arg(shape, "reshape")); });
+  m.def("reshape", [](const Tensor& t, const Shape& shape) { return reshape(t, shape); }, "input"_a, "shape"_a);
+  c.def("reshape_as", [](const Tensor& t, const Tensor& other) { return reshape(t, other.sizes()); }, "other"_a);
+  c.def("permute", [](const Tensor& t, nb::args dims) { return permute(t, sizes_arg(dims, "permute")); });
+  m.def("permute", [](const Tensor& t, const Shape& dims) { return permute(t, dims); }, "input"_a, "dims"_a);
+  for (const char* name : {"transpose", "swapaxes", "swapdims"})
+    def_op(m, name, [](const Tensor& t, int64_t a, int64_t b) { return transpose(t, a, b); }, "dim0"_a, "dim1"_a);
+  def_op(m, "t", [](const Tensor& x) { return tp::t(x); });
+  def_op(m, "movedim", [](const Tensor& t, int64_t s, int64_t d) { return movedim(t, s, d); }, "source"_a, "destination"_a);
+  c.def("expand", [](const Tensor& t, nb::args sizes) { return expand(t, sizes_arg(sizes, "expand")); });
+  c.def("expand_as", [](const Tensor& t, const Tensor& other) { return expand(t, other.sizes()); }, "other"_a);
+  def_op(m, "broadcast_to", [](const Tensor& t, const Shape& size) { return broadcast_to(t, size); }, "size"_a);
+  m.def("broadcast_tensors", [](nb::args tensors) {
+    TensorList list;
+    for (nb::handle h : tensors) list.push_back(nb::cast<Tensor>(h));
+    return broadcast_tensors(list);
+  });
+  m.def("broadcast_shapes", [](nb::args shapes) {
+    Shape out;
+    for (nb::handle h : shapes) out = broadcast_shapes("broadcast_shapes", out, PyLong_Check(h.ptr()) ? Shape{nb::cast<int64_t>(h)} : nb::cast<Shape>(h));
+    return nb::tuple(nb::cast(out));
+  });
+  def_op(m, "squeeze", [](const Tensor& t, nb::handle dim) { return dim.is_none() ? squeeze(t) : squeeze(t, dims_arg(dim)); },
+         "dim"_a.none() = nb::none());
+  def_op(m, "unsqueeze", [](const Tensor& t, int64_t dim) { return unsqueeze(t, dim); }, "dim"_a);
+  def_op(m, "flatten", [](const Tensor& t, int64_t s, int64_t e) { return flatten(t, s, e); }, "start_dim"_a = 0, "end_dim"_a = -1);
+  def_op(m, "unflatten", [](const Tensor& t, int64_t dim, const Shape& sizes) { return unflatten(t, dim, sizes); }, "dim"_a, "sizes"_a);
+  def_op(m, "narrow", [](const Tensor& t, int64_t dim, int64_t start, int64_t length) { return narrow(t, dim, start, length); },
+         "dim"_a, "start"_a, "length"_a);
+  def_op(m, "select", [](const Tensor& t, int64_t dim, int64_t index) { return select(t, dim, index); }, "dim"_a, "index"_a);
+  def_op(m, "split", [](const Tensor& t, nb::handle split, int64_t dim) {
+    if (PyLong_Check(split.ptr())) return tp::split(t, nb::cast<int64_t>(split), dim);
+    return split_with_sizes(t, nb::cast<Shape>(split), dim);
+  }, "split_size_or_sections"_a, "dim"_a = 0);
+  def_op(m, "chunk", [](const Tensor& t, int64_t chunks, int64_t dim) { return chunk(t, chunks, dim); }, "chunks"_a, "dim"_a = 0);
+  def_op(m, "unbind", [](const Tensor& t, int64_t dim) { return unbind(t, dim); }, "dim"_a = 0);
+  c.def("repeat", [](const Tensor& t, nb::args sizes) { return repeat(t, sizes_arg(sizes, "repeat")); });
+  c.def("flip", [](const Tensor& t, nb::args dims) { return flip(t, sizes_arg(dims, "flip")); });
+  m.def("flip", [](const Tensor& t, const Shape& dims) { return flip(t, dims); }, "input"_a, "dims"_a);
+  def_op(m, "as_strided", [](const Tensor& t, const Shape& size, const Shape& stride, std::optional<int64_t> offset) {
+    return as_strided(t, size, stride, offset);
+  }, "size"_a, "stride"_a, "storage_offset"_a.none() = nb::none());
+  for (const char* name : {"cat", "concat", "concatenate"})
+    m.def(name, [](const TensorList& tensors, int64_t dim) { return cat(tensors, dim); }, "tensors"_a, "dim"_a = 0, release_gil());
+  m.def("stack", [](const TensorList& tensors, int64_t dim) { return stack(tensors, dim); }, "tensors"_a, "dim"_a = 0, release_gil());
+}
+
+void init_index_ops(nb::module_& m) {
+  def_op(m, "index_select", [](const Tensor& t, int64_t dim, const Tensor& index) { return index_select(t, dim, index); },
+         "dim"_a, "index"_a);
+  def_op(m, "gather", [](const Tensor& t, int64_t dim, const Tensor& index) { return gather(t, dim, index); }, "dim"_a, "index"_a);
+  def_op(m, "scatter", [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) { return scatter(t, dim, index, src); },
+         "dim"_a, "index"_a, "src"_a);
+  def_op(m, "scatter", [](const Tensor& t, int64_t dim, const Tensor& index, const Scalar& value) { return scatter(t, dim, index, value); },
+         "dim"_a, "index"_a, "value"_a);
+  def_op(m, "scatter_add", [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
+    return scatter_add(t, dim, index, src);
+  }, "dim"_a, "index"_a, "src"_a);
+  def_method("scatter_", [](Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) -> Tensor {
+    return scatter_(t, dim, index, src);
+  }, "dim"_a, "index"_a, "src"_a);
+  def_method("scatter_", [](Tensor& t, int64_t dim, const Tensor& index, const Scalar& value) -> Tensor {
+    return scatter_(t, dim, index, value);
+  }, "dim"_a, "index"_a, "value"_a);
+  def_method("scatter_add_", [](Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) -> Tensor {
+    return scatter_add_(t, dim, index, src);
+  }, "dim"_a, "index"_a, "src"_a);
+  def_op(m, "masked_fill", [](const Tensor& t, const Tensor& mask, const Scalar& v) { return masked_fill(t, mask, v); }, "mask"_a, "value"_a);
+  def_op(m, "masked_fill", [](const Tensor& t, const Tensor& mask, const Tensor& v) { return masked_fill(t, mask, v); }, "mask"_a, "value"_a);
+  def_method("masked_fill_", [](Tensor& t, const Tensor& mask, const Scalar& v) -> Tensor { return masked_fill_(t, mask, v); }, "mask"_a, "value"_a);
+  def_method("masked_fill_", [](Tensor& t, const Tensor& mask, const Tensor& v) -> Tensor { return masked_fill_(t, mask, v); }, "mask"_a, "value"_a);
+  m.def("where", [](const Tensor& c, const Tensor& a, const Tensor& b) { return where(c, a, b); }, "condition"_a, "input"_a, "other"_a, release_gil());
+  m.def("where", [](const Tensor& c, const Tensor& a, const Scalar& b) { return where(c, a, b); }, "condition"_a, "input"_a, "other"_a, release_gil());
+  m.def("where", [](const Tensor& c, const Scalar& a, const Tensor& b) { return where(c, a, b); }, "condition"_a, "input"_a, "other"_a, release_gil());
+  m.def("where", [](const Tensor& c, const Scalar& a, const Scalar& b) { return where(c, a, b); }, "condition"_a, "input"_a, "other"_a, release_gil());
+  m.def("where", [](const Tensor& c) { return nb::tuple(nb::cast(unbind(transpose(nonzero(c), 0, 1), 0))); }, "condition"_a);
+  tensor_class().def("where", [](const Tensor& self, const Tensor& c, const Tensor& b) { return where(c, self, b); }, "condition"_a, "other"_a);
+  tensor_class().def("where", [](const Tensor& self, const Tensor& c, const Scalar& b) { return where(c, self, b); }, "condition"_a, "other"_a);
+  auto nonzero_fn = [](const Tensor& t, bool as_tuple) -> nb::object {
+    Tensor coords = nonzero(t);
+    if (!as_tuple) return wrap(coords);
+    if (t.dim() == 0) return nb::make_tuple(wrap(reshape(coords, IntArrayRef{-1})));
+    return nb::tuple(nb::cast(unbind(transpose(coords, 0, 1), 0)));
+  };
+  m.def("nonzero", nonzero_fn, "input"_a, nb::kw_only(), "as_tuple"_a = false);
+  tensor_class().def("nonzero", nonzero_fn, nb::kw_only(), "as_tuple"_a = false);
+}
+
+}  // namespace
+
+void init_ops(nb::module_& m) {
+  init_elementwise(m);
+  init_operators();
+  init_reductions(m);
+  init_linalg(m);
+  init_shape(m);
+  init_index_ops(m);
+}
+
+}  // namespace tp::python

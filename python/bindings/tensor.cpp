@@ -1,0 +1,167 @@
+// tensorplay.Tensor: the class, its attributes, and the methods that are not ops.
+
+#include <nanobind/stl/tuple.h>
+
+#include "bindings.h"
+#include "core/parallel.h"
+
+namespace tp::python {
+
+namespace {
+
+nb::class_<PyTensor>* g_tensor_class = nullptr;
+nb::object g_size_type;  // tensorplay.Size, a tuple subclass (python/tensorplay/_size.py)
+
+nb::object as_size(IntArrayRef sizes) {
+  nb::list items;
+  for (int64_t s : sizes) items.append(s);
+  return g_size_type.is_valid() ? g_size_type(nb::tuple(items)) : nb::object(nb::tuple(items));
+}
+
+Tensor cast_to(const Tensor& t, ScalarType dtype) { return to(t, dtype); }
+
+// x.to(dtype), x.to(device, dtype=None), x.to(other), with non_blocking and copy keywords.
+Tensor to_method(const Tensor& self, nb::args args, nb::kwargs kwargs) {
+  std::optional<ScalarType> dtype;
+  std::optional<Device> device;
+  bool copy = false;
+  auto take = [&](nb::handle h) {
+    if (nb::isinstance<DTypeObject>(h)) dtype = nb::cast<ScalarType>(h);
+    else if (is_tensor(h)) dtype = unwrap(h).dtype(), device = unwrap(h).device();
+    else if (!h.is_none()) device = device_arg(h);
+  };
+  TP_CHECK_TYPE(args.size() <= 2, "[to] received an invalid combination of arguments");
+  for (nb::handle h : args) take(h);
+  for (auto [key, value] : kwargs) {
+    std::string k = nb::cast<std::string>(key);
+    if (k == "dtype" || k == "device" || k == "other") take(value);
+    else if (k == "copy") copy = nb::cast<bool>(value);
+    else if (k == "non_blocking" || k == "memory_format") continue;
+    else TP_CHECK_TYPE(false, "[to] got an unexpected keyword argument '", k, "'");
+  }
+  nb::gil_scoped_release released;
+  return to(self, device.value_or(self.device()), dtype, copy);
+}
+
+}  // namespace
+
+nb::class_<PyTensor>& tensor_class() { return *g_tensor_class; }
+
+Shape sizes_arg(const nb::args& args, const char* op) {
+  if (args.size() == 1 && !PyLong_Check(args[0].ptr()) && !is_tensor(args[0]))
+    return nb::cast<Shape>(args[0]);
+  Shape sizes;
+  for (nb::handle h : args) {
+    TP_CHECK_TYPE(PyIndex_Check(h.ptr()), "[", op, "] expected a sequence of integers or ints, got ",
+                  nb::type_name(h.type()).c_str());
+    sizes.push_back(nb::cast<int64_t>(h));
+  }
+  return sizes;
+}
+
+void init_tensor(nb::module_& m) {
+  static nb::class_<PyTensor> cls(m, "Tensor", nb::dynamic_attr(), nb::is_weak_referenceable());
+  g_tensor_class = &cls;
+  set_tensor_type(reinterpret_cast<PyTypeObject*>(cls.ptr()));
+
+  m.def("_set_size_type", [](nb::object t) { g_size_type = t; });
+  m.def("is_tensor", [](nb::handle h) { return is_tensor(h); }, "obj"_a);
+  m.def("set_num_threads", &set_num_threads, "num_threads"_a);
+  m.def("get_num_threads", &get_num_threads);
+
+  // Tensor(*sizes) is uninitialised float; Tensor(sequence) copies data (see tensorplay.tensor).
+  cls.def_static("_make_subclass", [](nb::handle type, const Tensor& data) {
+    Tensor alias = make_view(data, Shape(data.sizes().begin(), data.sizes().end()),
+                             Shape(data.strides().begin(), data.strides().end()), data.storage_offset());
+    return wrap(alias, reinterpret_cast<PyTypeObject*>(type.ptr()));
+  }, "cls"_a, "data"_a);
+
+  cls.def_prop_ro("shape", [](const Tensor& t) { return as_size(t.sizes()); })
+      .def_prop_ro("dtype", [](const Tensor& t) { return t.dtype(); })
+      .def_prop_ro("device", [](const Tensor& t) { return t.device(); })
+      .def_prop_ro("ndim", [](const Tensor& t) { return t.dim(); })
+      .def_prop_ro("is_cuda", [](const Tensor& t) { return t.device().is_cuda(); })
+      .def_prop_ro("is_cpu", [](const Tensor& t) { return t.device().is_cpu(); })
+      .def_prop_ro("itemsize", [](const Tensor& t) { return t.itemsize(); })
+      .def_prop_ro("nbytes", [](const Tensor& t) { return t.nbytes(); })
+      .def_prop_ro("T", [](const Tensor& t) {
+        Shape order;
+        for (int64_t d = t.dim() - 1; d >= 0; --d) order.push_back(d);
+        return permute(t, order);
+      })
+      .def_prop_ro("mT", [](const Tensor& t) { return transpose(t, -2, -1); })
+      .def_prop_ro("_version", [](const Tensor& t) { return t.version(); })
+      .def("size", [](const Tensor& t, std::optional<int64_t> dim) -> nb::object {
+        if (dim) return nb::int_(t.size(*dim));
+        return as_size(t.sizes());
+      }, "dim"_a.none() = nb::none())
+      .def("stride", [](const Tensor& t, std::optional<int64_t> dim) -> nb::object {
+        if (dim) return nb::int_(t.stride(*dim));
+        return nb::tuple(nb::cast(Shape(t.strides().begin(), t.strides().end())));
+      }, "dim"_a.none() = nb::none())
+      .def("dim", [](const Tensor& t) { return t.dim(); })
+      .def("ndimension", [](const Tensor& t) { return t.dim(); })
+      .def("numel", [](const Tensor& t) { return t.numel(); })
+      .def("nelement", [](const Tensor& t) { return t.numel(); })
+      .def("element_size", [](const Tensor& t) { return t.itemsize(); })
+      .def("storage_offset", [](const Tensor& t) { return t.storage_offset(); })
+      .def("is_contiguous", [](const Tensor& t) { return t.is_contiguous(); })
+      .def("is_floating_point", [](const Tensor& t) { return t.is_floating_point(); })
+      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
+      .def("item", [](const Tensor& t) { return t.item(); })
+      .def("__len__", [](const Tensor& t) {
+        TP_CHECK_TYPE(t.dim() > 0, "len() of a 0-d tensor");
+        return t.size(0);
+      })
+      .def("__bool__", [](const Tensor& t) {
+        TP_CHECK(t.numel() == 1, "Boolean value of Tensor with more than one value is ambiguous");
+        return t.item().to_bool();
+      })
+      .def("__float__", [](const Tensor& t) {
+        TP_CHECK_TYPE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
+        return t.item().to_double();
+      })
+      .def("__int__", [](const Tensor& t) {
+        TP_CHECK_TYPE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
+        return t.item().to_int();
+      })
+      .def("__index__", [](const Tensor& t) {
+        TP_CHECK_TYPE(t.numel() == 1 && !is_floating_point(t.dtype()),
+                      "only integer tensors of a single element can be converted to an index");
+        return t.item().to_int();
+      })
+      .def("__hash__", [](nb::handle self) { return reinterpret_cast<intptr_t>(self.ptr()) >> 4; })
+      .def("__deepcopy__", [](const Tensor& t, nb::handle) { return clone(t); }, "memo"_a);
+
+  // Casts and copies.
+  cls.def("to", &to_method)
+      .def("contiguous", &contiguous, release_gil())
+      .def("clone", &clone, release_gil())
+      .def("copy_", [](Tensor& self, const Tensor& src, bool) { return copy_(self, src); }, "src"_a,
+           "non_blocking"_a = false, release_gil())
+      .def("fill_", [](Tensor& self, const Scalar& v) { return fill_(self, v); }, "value"_a, release_gil())
+      .def("fill_", [](Tensor& self, const Tensor& v) {
+        TP_CHECK(v.dim() == 0, "[fill_] only supports 0-dimension value tensor but got tensor with ", v.dim(),
+                 " dimensions.");
+        return fill_(self, v.item());
+      }, "value"_a)
+      .def("zero_", &zero_, release_gil())
+      .def("float", [](const Tensor& t) { return cast_to(t, ScalarType::Float32); }, release_gil())
+      .def("double", [](const Tensor& t) { return cast_to(t, ScalarType::Float64); }, release_gil())
+      .def("half", [](const Tensor& t) { return cast_to(t, ScalarType::Float16); }, release_gil())
+      .def("bfloat16", [](const Tensor& t) { return cast_to(t, ScalarType::BFloat16); }, release_gil())
+      .def("long", [](const Tensor& t) { return cast_to(t, ScalarType::Int64); }, release_gil())
+      .def("int", [](const Tensor& t) { return cast_to(t, ScalarType::Int32); }, release_gil())
+      .def("short", [](const Tensor& t) { return cast_to(t, ScalarType::Int16); }, release_gil())
+      .def("char", [](const Tensor& t) { return cast_to(t, ScalarType::Int8); }, release_gil())
+      .def("byte", [](const Tensor& t) { return cast_to(t, ScalarType::UInt8); }, release_gil())
+      .def("bool", [](const Tensor& t) { return cast_to(t, ScalarType::Bool); }, release_gil())
+      .def("type_as", [](const Tensor& t, const Tensor& other) { return cast_to(t, other.dtype()); }, "other"_a)
+      .def("cpu", [](const Tensor& t) { return to(t, Device()); })
+      .def("cuda", [](const Tensor& t, nb::handle device) {
+        Device d = device.is_none() ? Device(DeviceType::CUDA, 0) : device_arg(device);
+        return to(t, d.is_cpu() ? Device(DeviceType::CUDA, d.index) : d);
+      }, "device"_a.none() = nb::none());
+}
+
+}  // namespace tp::python

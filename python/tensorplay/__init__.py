@@ -1,0 +1,28 @@
+"""tensorplay: an eager deep learning framework with PyTorch's API and first-class mixed precision.
+
+>>> import tensorplay as tp
+>>> x = tp.tensor([[1.0, 2.0], [3.0, 4.0]])
+>>> (x @ x).sum()
+tensor(54.)
+"""
+
+from tensorplay import _C
+from tensorplay._C import *  # noqa: F401,F403  (ops, dtypes, Tensor, device, Generator)
+from tensorplay._C import Tensor, device, dtype, Generator
+from tensorplay._dtypes import finfo, iinfo
+from tensorplay._size import Size
+from tensorplay._tensor import tensor, as_tensor, from_numpy, is_floating_point, numel, result_type
+from tensorplay import cuda
+
+# PyTorch's aliases for the dtypes.
+float = float32  # noqa: A001
+double = float64
+half = float16
+long = int64
+int = int32  # noqa: A001
+short = int16
+bool = _C.bool  # noqa: A001
+
+__version__ = "0.1.0"
+
+__all__ = [name for name in dir() if not name.startswith("_")]

@@ -1,0 +1,57 @@
+"""finfo and iinfo: the numeric limits of each dtype, as in PyTorch."""
+
+import ml_dtypes
+import numpy as np
+
+from tensorplay import _C
+
+_NUMPY_FLOAT = {
+    _C.float16: np.float16,
+    _C.float32: np.float32,
+    _C.float64: np.float64,
+    _C.bfloat16: ml_dtypes.bfloat16,
+}
+_NUMPY_INT = {
+    _C.uint8: np.uint8,
+    _C.int8: np.int8,
+    _C.int16: np.int16,
+    _C.int32: np.int32,
+    _C.int64: np.int64,
+}
+
+
+class finfo:
+    """Limits of a floating dtype: bits, eps, max, min, tiny (smallest_normal), resolution."""
+
+    def __init__(self, type=None):
+        type = _C.get_default_dtype() if type is None else type
+        if type not in _NUMPY_FLOAT:
+            raise TypeError(f"finfo: expected a floating point dtype, got {type}")
+        info = ml_dtypes.finfo(_NUMPY_FLOAT[type])
+        self.dtype = str(type).split(".")[-1]
+        self.bits = int(info.bits)
+        self.eps = float(info.eps)
+        self.max = float(info.max)
+        self.min = float(info.min)
+        self.tiny = self.smallest_normal = float(info.smallest_normal)
+        self.resolution = float(info.resolution)
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution}, min={self.min}, max={self.max}, eps={self.eps}, "
+                f"smallest_normal={self.smallest_normal}, tiny={self.tiny}, dtype={self.dtype})")
+
+
+class iinfo:
+    """Limits of an integer dtype: bits, min, max."""
+
+    def __init__(self, type):
+        if type not in _NUMPY_INT:
+            raise TypeError(f"iinfo: expected an integer dtype, got {type}")
+        info = np.iinfo(_NUMPY_INT[type])
+        self.dtype = str(type).split(".")[-1]
+        self.bits = int(info.bits)
+        self.min = int(info.min)
+        self.max = int(info.max)
+
+    def __repr__(self):
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"

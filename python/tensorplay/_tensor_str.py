@@ -1,0 +1,150 @@
+"""Tensor.__repr__, laid out exactly as PyTorch prints tensors."""
+
+import math
+from dataclasses import dataclass
+
+from tensorplay import _C
+
+
+@dataclass
+class _PrintOptions:
+    precision: int = 4
+    threshold: float = 1000
+    edgeitems: int = 3
+    linewidth: int = 80
+
+
+PRINT_OPTS = _PrintOptions()
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None):
+    for name, value in dict(precision=precision, threshold=threshold, edgeitems=edgeitems, linewidth=linewidth).items():
+        if value is not None:
+            setattr(PRINT_OPTS, name, value)
+
+
+class _Formatter:
+    """Chooses integer, fixed or scientific notation and a common width from the values shown."""
+
+    def __init__(self, values, floating):
+        self.floating = floating
+        self.int_mode = True
+        self.sci_mode = False
+        self.max_width = 1
+        if not floating:
+            self.max_width = max([len(str(v)) for v in values], default=1)
+            return
+        finite = [v for v in values if math.isfinite(v) and v != 0]
+        if not finite:
+            return
+        magnitudes = [abs(v) for v in finite]
+        largest, smallest = max(magnitudes), min(magnitudes)
+        self.int_mode = all(math.ceil(v) == v for v in finite)
+        p = PRINT_OPTS.precision
+        if self.int_mode:
+            if largest / smallest > 1000.0 or largest > 1.0e8:
+                self.sci_mode = True
+                self.max_width = max(len(f"{v:.{p}e}") for v in finite)
+            else:
+                self.max_width = max(len(f"{v:.0f}") + 1 for v in finite)
+        elif largest / smallest > 1000.0 or largest > 1.0e8 or smallest < 1.0e-4:
+            self.sci_mode = True
+            self.max_width = max(len(f"{v:.{p}e}") for v in finite)
+        else:
+            self.max_width = max(len(f"{v:.{p}f}") for v in finite)
+
+    def format(self, value):
+        p = PRINT_OPTS.precision
+        if self.floating:
+            if self.sci_mode:
+                text = f"{value:{self.max_width}.{p}e}"
+            elif self.int_mode:
+                text = f"{value:.0f}"
+                if math.isfinite(value):
+                    text += "."
+            else:
+                text = f"{value:.{p}f}"
+        else:
+            text = f"{value}"
+        return (self.max_width - len(text)) * " " + text
+
+
+def _flat_values(t):
+    values = t.reshape(-1).tolist()
+    return [float(v) for v in values] if t.is_floating_point() else values
+
+
+def _summarized(t):
+    """The elements that a summarised print shows: edgeitems at both ends of every dim."""
+    if t.dim() == 0:
+        return t
+    e = PRINT_OPTS.edgeitems
+    if t.dim() == 1:
+        return _C.cat([t[:e], t[-e:]]) if t.size(0) > 2 * e else t
+    if t.size(0) > 2 * e:
+        parts = [_summarized(t[i]) for i in list(range(e)) + list(range(t.size(0) - e, t.size(0)))]
+    else:
+        parts = [_summarized(t[i]) for i in range(t.size(0))]
+    return _C.stack(parts)
+
+
+def _vector_str(t, indent, summarize, formatter):
+    element_length = formatter.max_width + 2
+    per_line = max(1, int(math.floor((PRINT_OPTS.linewidth - indent) / element_length)))
+    e = PRINT_OPTS.edgeitems
+    if summarize and t.size(0) > 2 * e:
+        data = [formatter.format(v) for v in _flat_values(t[:e])] + [" ..."] + \
+               [formatter.format(v) for v in _flat_values(t[-e:])]
+    else:
+        data = [formatter.format(v) for v in _flat_values(t)]
+    lines = [", ".join(data[i:i + per_line]) for i in range(0, len(data), per_line)]
+    return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
+
+
+def _tensor_str(t, indent, summarize, formatter):
+    if t.dim() == 0:
+        return formatter.format(_flat_values(t)[0])
+    if t.dim() == 1:
+        return _vector_str(t, indent, summarize, formatter)
+    e = PRINT_OPTS.edgeitems
+    if summarize and t.size(0) > 2 * e:
+        rows = [_tensor_str(t[i], indent + 1, summarize, formatter) for i in range(e)] + ["..."] + \
+               [_tensor_str(t[i], indent + 1, summarize, formatter) for i in range(t.size(0) - e, t.size(0))]
+    else:
+        rows = [_tensor_str(t[i], indent + 1, summarize, formatter) for i in range(t.size(0))]
+    return "[" + ("," + "\n" * (t.dim() - 1) + " " * (indent + 1)).join(rows) + "]"
+
+
+def _add_suffixes(text, suffixes, indent):
+    parts = [text]
+    last_line_len = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if last_line_len + len(suffix) + 2 > PRINT_OPTS.linewidth:
+            parts.append(",\n" + " " * indent + suffix)
+            last_line_len = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            last_line_len += len(suffix) + 2
+    parts.append(")")
+    return "".join(parts)
+
+
+def tensor_repr(self):
+    prefix = "tensor("
+    indent = len(prefix)
+    suffixes = []
+    if not self.device.type == "cpu":
+        suffixes.append(f"device='{self.device}'")
+    shows_dtype = self.dtype not in (_C.get_default_dtype(), _C.int64, _C.bool)
+    if self.numel() == 0:
+        if self.dim() != 1:
+            suffixes.append(f"size={tuple(self.shape)}")
+        body = "[]"
+    else:
+        summarize = self.numel() > PRINT_OPTS.threshold
+        shown = _summarized(self) if summarize else self
+        formatter = _Formatter(_flat_values(shown), self.is_floating_point())
+        body = _tensor_str(self, indent, summarize, formatter)
+    if shows_dtype:
+        suffixes.append(f"dtype={self.dtype}")
+    return _add_suffixes(prefix + body, suffixes, indent)
