@@ -36,8 +36,7 @@ Generator& default_generator();
 // Four independent 32-bit random words for (key, counter).
 std::array<uint32_t, 4> philox(uint64_t key, uint64_t counter);
 
-// Uniform floats in [0, 1): 24 random bits for a float, 53 for a double.
-inline float uniform_float(uint32_t bits) { return static_cast<float>(bits >> 8) * 0x1.0p-24f; }
+// A uniform double in [0, 1) from 53 random bits.
 inline double uniform_double(uint32_t hi, uint32_t lo) {
   return static_cast<double>(((static_cast<uint64_t>(hi) << 32 | lo) >> 11)) * 0x1.0p-53;
 }

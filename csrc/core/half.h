@@ -49,7 +49,10 @@ constexpr float float_from_half_bits(uint16_t h) {
   uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
   uint32_t exponent = (h >> 10) & 0x1Fu;
   uint32_t mantissa = h & 0x3FFu;
-  if (exponent == 0x1F) return std::bit_cast<float>(sign | 0x7F800000u | (mantissa << 13));
+  if (exponent == 0x1F) {  // infinity, or NaN made quiet as the F16C instruction vcvtph2ps does
+    uint32_t quiet = mantissa ? 0x400000u : 0;
+    return std::bit_cast<float>(sign | 0x7F800000u | quiet | (mantissa << 13));
+  }
   if (exponent != 0) return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
   if (mantissa == 0) return std::bit_cast<float>(sign);
   // A subnormal float16 is a normal float32: shift the mantissa up to its leading one.

@@ -16,7 +16,7 @@ std::atomic<int>& num_threads() {
 int get_num_threads() { return num_threads().load(std::memory_order_relaxed); }
 
 void set_num_threads(int n) {
-  TP_CHECK_VALUE(n > 0, "[set_num_threads] expected a positive number of threads, got ", n);
+  TP_CHECK(n > 0, "[set_num_threads] expected a positive number of threads, got ", n);
   num_threads().store(n, std::memory_order_relaxed);
   omp_set_num_threads(n);  // for oneDNN, which sizes its parallel regions from this
 }

@@ -46,17 +46,22 @@ std::vector<bool> dim_mask(const char* op, IntArrayRef dims, int64_t ndim) {
   return mask;
 }
 
-Shape broadcast_shapes(const char* op, IntArrayRef a, IntArrayRef b) {
+std::optional<Shape> try_broadcast_shapes(IntArrayRef a, IntArrayRef b) {
   size_t n = std::max(a.size(), b.size());
   Shape out(n);
   for (size_t i = 0; i < n; ++i) {
     int64_t sa = i < n - a.size() ? 1 : a[i - (n - a.size())];
     int64_t sb = i < n - b.size() ? 1 : b[i - (n - b.size())];
-    TP_CHECK(sa == sb || sa == 1 || sb == 1, "[", op, "] shapes ", to_string(a), " and ", to_string(b),
-             " cannot be broadcast together (size ", sa, " vs ", sb, " at dim ", i, ")");
+    if (sa != sb && sa != 1 && sb != 1) return std::nullopt;
     out[i] = sa == 1 ? sb : sa;
   }
   return out;
+}
+
+Shape broadcast_shapes(const char* op, IntArrayRef a, IntArrayRef b) {
+  auto out = try_broadcast_shapes(a, b);
+  TP_CHECK(out.has_value(), "[", op, "] shapes ", to_string(a), " and ", to_string(b), " cannot be broadcast together");
+  return *out;
 }
 
 Shape infer_size(const char* op, IntArrayRef requested, int64_t total) {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -39,6 +40,8 @@ std::vector<bool> dim_mask(const char* op, IntArrayRef dims, int64_t ndim);
 
 // The broadcast of two shapes; incompatible shapes raise naming the op and both shapes.
 Shape broadcast_shapes(const char* op, IntArrayRef a, IntArrayRef b);
+// The same, with no shape for incompatible ones.
+std::optional<Shape> try_broadcast_shapes(IntArrayRef a, IntArrayRef b);
 // Resolves a single -1 in a requested view/reshape shape against numel.
 Shape infer_size(const char* op, IntArrayRef requested, int64_t numel);
 

@@ -3,11 +3,15 @@
 // free functions in ops/ (tp::add, tp::matmul, ...); a few common ones are methods here too.
 
 #include <optional>
+#include <vector>
 
 #include "core/scalar.h"
 #include "core/tensor_impl.h"
 
 namespace tp {
+
+class Tensor;
+using TensorList = std::vector<Tensor>;
 
 class Tensor {
  public:
@@ -48,6 +52,15 @@ class Tensor {
 
   uint32_t version() const { return impl_->storage()->version(); }
   void bump_version() const { impl_->storage()->bump_version(); }
+
+  // Autograd (defined in autograd/variable.cpp).
+  bool requires_grad() const;
+  Tensor& set_requires_grad(bool requires_grad);
+  bool is_leaf() const;
+  Tensor grad() const;
+  // Runs backward from this tensor (a scalar, or with `gradient` given).
+  void backward(const Tensor& gradient = {}, bool retain_graph = false, bool create_graph = false) const;
+  Tensor detach() const;
 
   // Common ops as methods, for C++ readers.
   Tensor contiguous() const;

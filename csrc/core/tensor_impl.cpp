@@ -21,7 +21,10 @@ void TensorImpl::set_sizes_and_strides(Shape sizes, Shape strides, int64_t stora
 }
 
 void TensorImpl::refresh() {
-  numel_ = tp::numel(sizes_);
+  numel_ = 1;
+  for (int64_t s : sizes_)
+    TP_CHECK(!__builtin_mul_overflow(numel_, s, &numel_), "[tensor] a tensor of sizes ", to_string(sizes_),
+             " has more elements than an int64 can count");
   // Contiguous: row-major, ignoring the strides of size-1 dims (as PyTorch does).
   is_contiguous_ = true;
   int64_t expected = 1;

@@ -1,11 +1,18 @@
 #pragma once
 // What a tensor is: a strided window (sizes, strides, offset, dtype) onto a Storage.
 
+#include <memory>
+
 #include "core/scalar_type.h"
 #include "core/shape.h"
 #include "core/storage.h"
 
 namespace tp {
+
+// What autograd keeps per tensor (autograd/meta.h); core only owns it.
+struct AutogradMetaInterface {
+  virtual ~AutogradMetaInterface() = default;
+};
 
 class TensorImpl : public RefCounted {
  public:
@@ -28,6 +35,12 @@ class TensorImpl : public RefCounted {
   // In-place changes of the view itself (squeeze_, t_, as_strided_ ...).
   void set_sizes_and_strides(Shape sizes, Shape strides, int64_t storage_offset);
 
+  AutogradMetaInterface* autograd_meta() const { return autograd_meta_.get(); }
+  void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> meta) { autograd_meta_ = std::move(meta); }
+  // Made in inference mode: such a tensor may not be saved for backward later.
+  bool is_inference() const { return is_inference_; }
+  void set_inference(bool v) { is_inference_ = v; }
+
   // The Python object wrapping this tensor, while one exists (see python/bindings/tensor_caster.h).
   void* pyobj() const { return pyobj_; }
   void set_pyobj(void* obj) { pyobj_ = obj; }
@@ -42,6 +55,8 @@ class TensorImpl : public RefCounted {
   int64_t storage_offset_;
   int64_t numel_ = 0;
   bool is_contiguous_ = false;
+  std::unique_ptr<AutogradMetaInterface> autograd_meta_;
+  bool is_inference_ = false;
   void* pyobj_ = nullptr;
 };
 

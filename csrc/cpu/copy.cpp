@@ -65,14 +65,18 @@ void CpuBackend::fill(const Tensor& dst, const Scalar& value) {
 void CpuBackend::arange(const Tensor& out, const Scalar& start, const Scalar& step) {
   visit_dtype<DTypes::Numeric>("arange", out.dtype(), [&](auto t) {
     using T = decltype(t);
-    // Accumulate in double for floats and int64 for integers, as PyTorch does.
-    using Acc = std::conditional_t<std::is_integral_v<T>, int64_t, double>;
-    const Acc a = start.to<Acc>(), d = step.to<Acc>();
     T* data = static_cast<T*>(out.data_ptr());
     const int64_t stride = out.dim() ? out.stride(0) : 1;
-    parallel_for(0, out.numel(), kGrain, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) data[i * stride] = convert<T>(a + d * static_cast<Acc>(i));
-    });
+    // Accumulate in int64 for integer ranges and in double otherwise, as PyTorch does.
+    auto fill = [&](auto a, auto d) {
+      parallel_for(0, out.numel(), kGrain, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) data[i * stride] = convert<T>(a + d * static_cast<decltype(a)>(i));
+      });
+    };
+    if (std::is_integral_v<T> && !start.is_floating_point() && !step.is_floating_point())
+      fill(start.to_int(), step.to_int());
+    else
+      fill(start.to_double(), step.to_double());
   });
 }
 

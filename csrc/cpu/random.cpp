@@ -41,8 +41,11 @@ void CpuBackend::uniform(const Tensor& out, double low, double high, Generator& 
         data[i] = low + range * uniform_double(w[(i % 2) * 2], w[(i % 2) * 2 + 1]);
       });
     } else {
+      // As many random bits as the dtype has mantissa digits, so a 16-bit float never rounds up to 1.
+      constexpr int digits = std::is_same_v<T, float> ? 24 : std::is_same_v<T, Half> ? 11 : 8;
       for_each_draw(out, 4, gen, [&](int64_t i, const auto& w) {
-        data[i] = convert<T>(static_cast<float>(low + range * uniform_float(w[i % 4])));
+        const float u = static_cast<float>(w[i % 4] >> (32 - digits)) * (1.0f / (1 << digits));
+        data[i] = convert<T>(static_cast<float>(low + range * u));
       });
     }
   });

@@ -4,7 +4,7 @@
 #include <numeric>
 
 #include "dispatch/backend.h"
-#include "ops/ops.h"
+#include "ops/elementwise.h"
 
 namespace tp {
 
@@ -43,6 +43,9 @@ bool can_cast(ScalarType from, ScalarType to) {
 
 Tensor copy_(const Tensor& self, const Tensor& src) {
   TP_CHECK(src.defined(), "[copy_] expected a tensor to copy from");
+  auto shape = try_broadcast_shapes(self.sizes(), src.sizes());
+  TP_CHECK(shape && std::ranges::equal(*shape, self.sizes()), "[copy_] the source of shape ", to_string(src.sizes()),
+           " cannot be broadcast to the destination's shape ", to_string(self.sizes()));
   Tensor source = expand(src, self.sizes());
   // An input that overlaps the output in any other way than exactly would be read after it is
   // overwritten; copy it aside first.
@@ -56,6 +59,7 @@ Tensor copy_(const Tensor& self, const Tensor& src) {
 }
 
 Tensor fill_(const Tensor& self, const Scalar& value) {
+  check_fits("fill_", value, self.dtype());
   backend(self.device()).fill(self, value);
   self.bump_version();
   return self;

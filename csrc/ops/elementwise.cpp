@@ -1,6 +1,8 @@
 #include "ops/elementwise.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 namespace tp {
 
@@ -14,6 +16,28 @@ void check_inplace(const char* op, const Tensor& self, IntArrayRef shape, Scalar
            " can't be cast to the desired output type ", name(self.dtype()));
   TP_CHECK(std::ranges::equal(shape, self.sizes()), "[", op, "] output with shape ", to_string(self.sizes()),
            " doesn't match the broadcast shape ", to_string(shape));
+}
+
+// A fill value must be representable in the dtype (infinities and NaN in floating ones), as
+// PyTorch checks: zeros(2, dtype=uint8).fill_(300) is an error, not 44.
+void check_fits(const char* op, const Scalar& value, ScalarType dtype) {
+  if (dtype == ScalarType::Bool) return;
+  double v = value.to_double();
+  auto [lo, hi] = visit_dtype(op, dtype, [](auto t) {
+    using T = decltype(t);
+    if constexpr (std::is_same_v<T, Half>) return std::pair<double, double>{-65504.0, 65504.0};
+    else if constexpr (std::is_same_v<T, BFloat16>) {
+      double max = float(BFloat16::from_bits(0x7F7F));
+      return std::pair<double, double>{-max, max};
+    } else {
+      return std::pair<double, double>{static_cast<double>(std::numeric_limits<T>::lowest()),
+                                       static_cast<double>(std::numeric_limits<T>::max())};
+    }
+  });
+  bool fits = is_floating_point(dtype) ? !std::isfinite(v) || (v >= lo && v <= hi)
+                                       : value.is_floating_point() ? std::isfinite(v) && v >= lo && v <= hi
+                                                                   : (value.to_int() >= lo && value.to_int() <= hi);
+  TP_CHECK(fits, "[", op, "] value cannot be converted to type ", name(dtype), " without overflow");
 }
 
 Tensor unaliased(const Tensor& input, const Tensor& out) {

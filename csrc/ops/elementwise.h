@@ -13,6 +13,10 @@ Tensor elementwise_output(IntArrayRef shape, ScalarType dtype, const Tensor& lik
 // can be cast and the shape is self's own (no broadcasting of the output).
 void check_inplace(const char* op, const Tensor& self, IntArrayRef shape, ScalarType result);
 
+// A value written by fill_ or full must be representable in the dtype (infinities and NaN in
+// floating ones): zeros(2, dtype=uint8).fill_(300) is an error, as in PyTorch, not 44.
+void check_fits(const char* op, const Scalar& value, ScalarType dtype);
+
 // Inputs that share memory with the output other than exactly are copied aside first, so an
 // in-place op never reads an element it has already overwritten.
 Tensor unaliased(const Tensor& input, const Tensor& out);

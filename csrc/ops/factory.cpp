@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "dispatch/backend.h"
-#include "ops/ops.h"
+#include "ops/elementwise.h"
 
 namespace tp {
 
@@ -30,15 +30,21 @@ Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, OptionalDType dtype
   TP_CHECK(sizes.size() == strides.size(), "[empty_strided] sizes ", to_string(sizes), " and strides ",
            to_string(strides), " have different lengths");
   ScalarType t = dtype.value_or(get_default_dtype());
-  int64_t extent = 1;  // elements spanned: 1 + sum((size - 1) * stride)
+  // Bytes spanned: (1 + sum((size - 1) * stride)) * itemsize, refusing sizes whose count overflows.
+  int64_t extent = 1, elements = 1, nbytes = 0;
+  bool overflow = false;
   for (size_t d = 0; d < sizes.size(); ++d) {
     TP_CHECK(strides[d] >= 0, "[empty_strided] negative strides are not supported: ", to_string(strides));
-    if (sizes[d] == 0) extent = 0;
-    if (extent) extent += (sizes[d] - 1) * strides[d];
+    overflow |= __builtin_mul_overflow(elements, sizes[d], &elements);
+    int64_t span = 0;
+    if (sizes[d] > 0)
+      overflow |= __builtin_mul_overflow(sizes[d] - 1, strides[d], &span) || __builtin_add_overflow(extent, span, &extent);
   }
+  if (elements == 0) extent = 0;
+  overflow |= __builtin_mul_overflow(extent, itemsize(t), &nbytes);
+  TP_CHECK(!overflow, "[empty] Storage size calculation overflowed with sizes=", to_string(sizes));
   device = device.with_index();
-  size_t nbytes = static_cast<size_t>(extent) * itemsize(t);
-  auto storage = Storage::make(allocate(device, nbytes), nbytes, device);
+  auto storage = Storage::make(allocate(device, static_cast<size_t>(nbytes)), static_cast<size_t>(nbytes), device);
   return Tensor(intrusive_ptr<TensorImpl>::make(std::move(storage), t, Shape(sizes.begin(), sizes.end()),
                                                 Shape(strides.begin(), strides.end()), 0));
 }
@@ -49,13 +55,22 @@ Tensor empty(IntArrayRef sizes, OptionalDType dtype, Device device) {
 }
 
 Tensor full(IntArrayRef sizes, const Scalar& value, OptionalDType dtype, Device device) {
+  check_sizes("full", sizes);
   ScalarType t = dtype ? *dtype : value.is_floating_point() ? get_default_dtype() : value.dtype();
+  check_fits("full", value, t);
   Tensor out = empty(sizes, t, device);
-  return fill_(out, value);
+  backend(out.device()).fill(out, value);
+  return out;
 }
 
-Tensor zeros(IntArrayRef sizes, OptionalDType dtype, Device device) { return full(sizes, 0, dtype.value_or(get_default_dtype()), device); }
-Tensor ones(IntArrayRef sizes, OptionalDType dtype, Device device) { return full(sizes, 1, dtype.value_or(get_default_dtype()), device); }
+Tensor zeros(IntArrayRef sizes, OptionalDType dtype, Device device) {
+  check_sizes("zeros", sizes);
+  return full(sizes, 0, dtype.value_or(get_default_dtype()), device);
+}
+Tensor ones(IntArrayRef sizes, OptionalDType dtype, Device device) {
+  check_sizes("ones", sizes);
+  return full(sizes, 1, dtype.value_or(get_default_dtype()), device);
+}
 Tensor zeros_like(const Tensor& t, OptionalDType dtype) { return full_like(t, 0, dtype); }
 Tensor ones_like(const Tensor& t, OptionalDType dtype) { return full_like(t, 1, dtype); }
 Tensor full_like(const Tensor& t, const Scalar& value, OptionalDType dtype) {
@@ -63,7 +78,13 @@ Tensor full_like(const Tensor& t, const Scalar& value, OptionalDType dtype) {
   return fill_(out, value);
 }
 
-Tensor scalar_tensor(const Scalar& value, OptionalDType dtype, Device device) { return full({}, value, dtype, device); }
+// Converts like a cast, without full's range check: `uint8_tensor[0] = -3` stores 253, as in PyTorch.
+Tensor scalar_tensor(const Scalar& value, OptionalDType dtype, Device device) {
+  ScalarType t = dtype ? *dtype : value.is_floating_point() ? get_default_dtype() : value.dtype();
+  Tensor out = empty({}, t, device);
+  backend(out.device()).fill(out, value);
+  return out;
+}
 
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, OptionalDType dtype, Device device) {
   bool floating = start.is_floating_point() || end.is_floating_point() || step.is_floating_point();
@@ -106,16 +127,19 @@ Tensor eye(int64_t n, std::optional<int64_t> m, OptionalDType dtype, Device devi
 }
 
 Tensor rand(IntArrayRef sizes, OptionalDType dtype, Device device, Generator* gen) {
+  check_sizes("rand", sizes);
   Tensor out = empty(sizes, float_dtype("rand", dtype), device);
   return uniform_(out, 0, 1, gen);
 }
 
 Tensor randn(IntArrayRef sizes, OptionalDType dtype, Device device, Generator* gen) {
+  check_sizes("randn", sizes);
   Tensor out = empty(sizes, float_dtype("randn", dtype), device);
   return normal_(out, 0, 1, gen);
 }
 
 Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, OptionalDType dtype, Device device, Generator* gen) {
+  check_sizes("randint", sizes);
   TP_CHECK(low < high, "[randint] random_ expects 'from' to be less than 'to', but got from=", low, " >= to=", high);
   Tensor out = empty(sizes, dtype.value_or(ScalarType::Int64), device);
   backend(out.device()).random_int(out, low, high, generator_or_default(gen));

@@ -65,7 +65,12 @@ AdvancedIndex plan_advanced_index(const char* op, const Tensor& t, const std::ve
     if (expanded[d]) dims.push_back(d), tensors.push_back(*expanded[d]);
   TP_CHECK_INDEX(!dims.empty(), "[", op, "] expected at least one index tensor");
   Shape batch;
-  for (const Tensor& x : tensors) batch = broadcast_shapes(op, batch, x.sizes());
+  for (const Tensor& x : tensors) {
+    auto merged = try_broadcast_shapes(batch, x.sizes());
+    TP_CHECK_INDEX(merged.has_value(), "[", op, "] shape mismatch: indexing tensors could not be broadcast together "
+                   "with shapes ", to_string(batch), ", ", to_string(x.sizes()));
+    batch = std::move(*merged);
+  }
 
   AdvancedIndex plan;
   plan.batch = batch;
@@ -132,9 +137,15 @@ Tensor index_put_(const Tensor& t, const std::vector<std::optional<Tensor>>& ind
 
 Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index) {
   TP_CHECK_INDEX(index.dim() <= 1, "[index_select] Index is supposed to be a vector, got a ", index.dim(), "-D tensor");
-  TP_CHECK_INDEX(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32,
-                 "[index_select] Expected dtype int32/int64 for index, got ", name(index.dtype()));
+  TP_CHECK(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32,
+           "[index_select] Expected dtype int32/int64 for index, got ", name(index.dtype()));
   int64_t d = wrap_dim("index_select", dim, t.dim());
+  if (index.numel()) {
+    int64_t size = t.dim() ? t.size(d) : 1;
+    int64_t lo = amin(index).item<int64_t>(), hi = amax(index).item<int64_t>();
+    TP_CHECK_INDEX(lo >= -size && hi < size, "[index_select] index ", lo < -size ? lo : hi,
+                   " is out of range for dimension ", d, " with size ", size);
+  }
   if (t.dim() == 0) return tp::index(reshape(t, {1}), {reshape(index, {-1})}).reshape(index.sizes());
   std::vector<std::optional<Tensor>> indices(d);
   indices.push_back(reshape(index, IntArrayRef{-1}));
@@ -158,8 +169,8 @@ void check_gather_shapes(const char* op, const Tensor& t, int64_t dim, const Ten
   if (index.numel() == 0) return;
   int64_t size = t.dim() ? t.size(dim) : 1;
   int64_t lo = amin(index).item<int64_t>(), hi = amax(index).item<int64_t>();
-  TP_CHECK_INDEX(lo >= 0 && hi < size, "[", op, "] index ", lo < 0 ? lo : hi, " is out of bounds for dimension ", dim,
-                 " with size ", size);
+  TP_CHECK(lo >= 0 && hi < size, "[", op, "] index ", lo < 0 ? lo : hi, " is out of bounds for dimension ", dim,
+           " with size ", size);
 }
 
 }  // namespace

@@ -13,7 +13,6 @@
 
 namespace tp {
 
-using TensorList = std::vector<Tensor>;
 using OptionalDType = std::optional<ScalarType>;
 
 // ---- factory.cpp ----

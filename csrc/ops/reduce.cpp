@@ -153,6 +153,7 @@ Tensor var(const Tensor& t, IntArrayRef dims, double correction, bool keepdim) {
 
 Tensor std(const Tensor& t, IntArrayRef dims, double correction, bool keepdim) {
   check_floating("std", t, "std and var only support floating point and complex dtypes.");
+  dim_mask("std", dims, t.dim());  // so a bad dim is reported as std's
   return sqrt(var(t, dims, correction, keepdim));
 }
 

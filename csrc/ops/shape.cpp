@@ -301,7 +301,7 @@ TensorList unbind(const Tensor& t, int64_t dim) {
 }
 
 Tensor cat(const TensorList& tensors, int64_t dim) {
-  TP_CHECK(!tensors.empty(), "[cat] expected a non-empty list of Tensors");
+  TP_CHECK_VALUE(!tensors.empty(), "[cat] expected a non-empty list of Tensors");
   // 1-D empty tensors are skipped, as PyTorch has always allowed.
   auto skipped = [](const Tensor& x) { return x.dim() == 1 && x.numel() == 0; };
   const Tensor* ref = &tensors[0];

@@ -17,6 +17,13 @@ struct ParsedIndex {
 
 bool is_int(nb::handle h) { return PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr()); }
 
+// A 0-dim integer tensor indexes like the int it holds (giving a view), as in PyTorch.
+bool is_int_tensor_scalar(nb::handle h) {
+  if (!is_tensor(h)) return false;
+  const Tensor& t = unwrap(h);
+  return t.dim() == 0 && !is_floating_point(t.dtype()) && t.dtype() != ScalarType::Bool;
+}
+
 // How many dims of the tensor an index item consumes.
 int64_t dims_consumed(nb::handle item) {
   if (item.is_none() || item.ptr() == Py_Ellipsis || PyBool_Check(item.ptr())) return 0;
@@ -50,8 +57,8 @@ ParsedIndex parse_index(const Tensor& self, nb::handle index) {
     parsed.advanced[at] = std::move(t);
   };
   for (nb::handle item : items) {
-    if (is_int(item)) {
-      int64_t i = nb::cast<int64_t>(item);
+    if (is_int(item) || is_int_tensor_scalar(item)) {
+      int64_t i = is_int(item) ? nb::cast<int64_t>(item) : unwrap(item).item<int64_t>();
       int64_t size = v.size(dim);
       TP_CHECK_INDEX(i >= -size && i < size, "index ", i, " is out of bounds for dimension ", dim, " with size ", size);
       v = select(v, dim, i);
@@ -84,6 +91,17 @@ ParsedIndex parse_index(const Tensor& self, nb::handle index) {
   return parsed;
 }
 
+// The one index tensor of a parsed index, when it is a bool mask and the only advanced index.
+const Tensor* single_mask(const ParsedIndex& parsed) {
+  const Tensor* mask = nullptr;
+  for (const auto& index : parsed.advanced) {
+    if (!index) continue;
+    if (mask || (index->dtype() != ScalarType::Bool && index->dtype() != ScalarType::UInt8)) return nullptr;
+    mask = &*index;
+  }
+  return mask;
+}
+
 Tensor getitem(const Tensor& self, nb::handle index) {
   if (is_int(index)) {  // the common case, without building a parse
     int64_t i = nb::cast<int64_t>(index);
@@ -104,11 +122,24 @@ void setitem(Tensor& self, nb::handle index, nb::handle value) {
   Tensor& target = parsed.view;
   Tensor source = is_tensor(value) ? unwrap(value)
                                    : scalar_tensor(nb::cast<Scalar>(value), self.dtype(), self.device());
+  // Leading size-1 dims of the value are dropped, so x[0] = ones(1, 3) fills a row.
+  while (source.dim() > 0 && source.size(0) == 1 && source.dim() > target.dim()) source = squeeze(source, {0});
   nb::gil_scoped_release released;
   if (parsed.advanced.empty()) {
     copy_(target, source);
+  } else if (const Tensor* mask = single_mask(parsed); mask && source.numel() == 1) {
+    // x[mask] = v with one value fills, converting v's dtype as PyTorch does; index_put_ would not.
+    int64_t at = static_cast<int64_t>(parsed.advanced.size()) - 1;
+    for (int64_t k = 0; k < mask->dim(); ++k)
+      TP_CHECK_INDEX(at + k < target.dim() && mask->size(k) == target.size(at + k), "The shape of the mask ",
+                     to_string(mask->sizes()), " at index ", k, " does not match the shape of the indexed tensor ",
+                     to_string(target.sizes()), " at index ", at + k);
+    Shape aligned(at, 1);
+    aligned.insert(aligned.end(), mask->sizes().begin(), mask->sizes().end());
+    aligned.resize(target.dim(), 1);
+    masked_fill_(target, to(reshape(*mask, aligned), ScalarType::Bool), to(reshape(source, {}), target.dtype()));
   } else {
-    index_put_(target, parsed.advanced, to(source, target.dtype()));
+    index_put_(target, parsed.advanced, source);
   }
   if (!target.is_same(self)) self.bump_version();
 }

@@ -62,6 +62,7 @@ void init_devices(nb::module_& m) {
       .def("__init__", [](Device* d, nb::handle spec, std::optional<int> index) {
         Device parsed = device_arg(spec);
         if (index) {
+          TP_CHECK(*index >= 0, "[device] Device index must not be negative, got ", *index);
           TP_CHECK(parsed.index < 0, "[device] type (string) must not include an index because index was passed "
                    "explicitly: ", parsed.str());
           parsed = Device(parsed.type, *index);
@@ -111,7 +112,7 @@ nb::object wrap(Tensor t, PyTypeObject* type) {
 Device device_arg(nb::handle h) {
   if (h.is_none()) return Device();
   if (nb::isinstance<Device>(h)) return nb::cast<Device>(h);
-  if (nb::isinstance<nb::str>(h)) return Device(nb::cast<std::string_view>(h)).with_index();
+  if (nb::isinstance<nb::str>(h)) return Device(nb::cast<std::string_view>(h));
   if (PyLong_Check(h.ptr())) return Device(DeviceType::CUDA, nb::cast<int>(h));
   throw Error(ErrorKind::Type, "expected a device (tensorplay.device, str or int), got " +
                                    std::string(nb::type_name(h.type()).c_str()));

@@ -54,9 +54,14 @@ DLType to_dlpack(ScalarType t) {
   return make(Code::Float, 32);
 }
 
-Tensor from_numpy(nb::object array) {
-  auto nd = nb::cast<nb::ndarray<nb::numpy, nb::device::cpu>>(array);
+// `reinterpret`: read the array's bytes as this dtype (bfloat16 arrives as uint16).
+Tensor from_numpy(nb::object array, std::optional<ScalarType> reinterpret) {
+  nb::ndarray<nb::numpy, nb::device::cpu> nd;
+  TP_CHECK_TYPE(nb::try_cast(array, nd), "[from_numpy] can't convert a NumPy array of dtype ",
+                nb::str(array.attr("dtype")).c_str(), "; the supported types are float64, float32, float16, "
+                "int64, int32, int16, int8, uint8, bool and ml_dtypes.bfloat16");
   auto dtype = from_dlpack(nd.dtype());
+  if (reinterpret && nd.dtype() == nb::dtype<uint16_t>()) dtype = reinterpret;
   TP_CHECK_TYPE(dtype.has_value(), "[from_numpy] can't convert a NumPy array of this dtype; the supported types are "
                 "float64, float32, float16, int64, int32, int16, int8, uint8, bool (and ml_dtypes.bfloat16)");
   Shape sizes(nd.ndim()), strides(nd.ndim());
@@ -97,7 +102,7 @@ nb::object to_numpy(nb::handle self) {
 }  // namespace
 
 void init_numpy(nb::module_& m) {
-  m.def("_from_numpy", &from_numpy, "ndarray"_a);
+  m.def("_from_numpy", &from_numpy, "ndarray"_a, "reinterpret"_a.none() = nb::none());
   tensor_class().def("_numpy", &to_numpy);
 }
 

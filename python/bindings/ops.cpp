@@ -192,7 +192,11 @@ void init_operators() {
   c.def("__neg__", [](const Tensor& a) { return neg(a); }, release_gil());
   c.def("__pos__", [](const Tensor& a) { return a; });
   c.def("__abs__", [](const Tensor& a) { return abs(a); }, release_gil());
-  c.def("__invert__", [](const Tensor& a) { return bitwise_not(a); }, release_gil());
+  c.def("__invert__", [](const Tensor& a) {
+    TP_CHECK_TYPE(!is_floating_point(a.dtype()), "[bitwise_not] ~ (operator.invert) is only implemented on integer "
+                  "and Boolean-type tensors");
+    return bitwise_not(a);
+  });
 }
 
 void init_reductions(nb::module_& m) {

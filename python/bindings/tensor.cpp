@@ -118,12 +118,13 @@ void init_tensor(nb::module_& m) {
         return t.item().to_bool();
       })
       .def("__float__", [](const Tensor& t) {
-        TP_CHECK_TYPE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
+        TP_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
         return t.item().to_double();
       })
       .def("__int__", [](const Tensor& t) {
-        TP_CHECK_TYPE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
-        return t.item().to_int();
+        TP_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
+        // Through a Python number, so int(tensor(1e20)) is exact as in PyTorch.
+        return nb::steal(PyNumber_Long(nb::cast(t.item()).ptr()));
       })
       .def("__index__", [](const Tensor& t) {
         TP_CHECK_TYPE(t.numel() == 1 && !is_floating_point(t.dtype()),

@@ -34,11 +34,11 @@ class finfo:
         self.max = float(info.max)
         self.min = float(info.min)
         self.tiny = self.smallest_normal = float(info.smallest_normal)
-        self.resolution = float(info.resolution)
+        self.resolution = 10.0 ** -int(info.precision)
 
     def __repr__(self):
-        return (f"finfo(resolution={self.resolution}, min={self.min}, max={self.max}, eps={self.eps}, "
-                f"smallest_normal={self.smallest_normal}, tiny={self.tiny}, dtype={self.dtype})")
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+                f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
 
 
 class iinfo:
@@ -54,4 +54,4 @@ class iinfo:
         self.max = int(info.max)
 
     def __repr__(self):
-        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"

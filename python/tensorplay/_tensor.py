@@ -1,6 +1,7 @@
 """Tensor construction from Python data and NumPy, and the Tensor methods written in Python."""
 
 import builtins
+import collections.abc
 import numbers
 
 import ml_dtypes
@@ -18,54 +19,95 @@ def from_numpy(ndarray):
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     if ndarray.dtype == _BFLOAT16:
-        return _C._from_numpy(ndarray.view(np.uint16)).view(_C.bfloat16)
+        return _C._from_numpy(ndarray.view(np.uint16), _C.bfloat16)
     if not ndarray.dtype.isnative:
         raise TypeError("from_numpy: the array must be in native byte order")
     return _C._from_numpy(ndarray)
 
 
-def _infer_array(data):
-    """NumPy's reading of nested Python data, with PyTorch's dtype inference on top."""
+_NUMPY_TO_DTYPE = {
+    np.dtype(np.bool_): _C.bool, np.dtype(np.uint8): _C.uint8, np.dtype(np.int8): _C.int8,
+    np.dtype(np.int16): _C.int16, np.dtype(np.int32): _C.int32, np.dtype(np.int64): _C.int64,
+    np.dtype(np.float16): _C.float16, np.dtype(np.float32): _C.float32, np.dtype(np.float64): _C.float64,
+    _BFLOAT16: _C.bfloat16,
+}
+
+
+def _numpy_dtype(dtype):
+    if dtype in _NUMPY_TO_DTYPE:
+        return _NUMPY_TO_DTYPE[dtype]
+    if dtype.kind == "u":
+        return _C.int64  # tensorplay has no uint16/32/64
+    raise TypeError(f"tensor(): can't convert NumPy data of dtype {dtype}")
+
+
+def _scan(data, dim=0):
+    """The shape and dtype PyTorch infers for data: Python floats are the default dtype, ints
+    int64, bools bool; NumPy values keep their dtype; nested sequences must be rectangular."""
+    if isinstance(data, (np.ndarray, np.generic)):
+        return tuple(np.shape(data)), _numpy_dtype(data.dtype)
     if isinstance(data, Tensor):
-        return data
+        return tuple(data.shape), data.dtype
+    if isinstance(data, builtins.bool):
+        return (), _C.bool
+    if isinstance(data, numbers.Integral):
+        return (), _C.int64
+    if isinstance(data, numbers.Real):
+        return (), _C.get_default_dtype()
+    if isinstance(data, (str, bytes)):
+        raise TypeError(f"tensor(): invalid data type '{type(data).__name__}'")
+    if not isinstance(data, (list, tuple)):
+        if not isinstance(data, collections.abc.Sequence):
+            raise RuntimeError(f"tensor(): Could not infer dtype of {type(data).__name__}")
+        data = list(data)
+    if not data:
+        return (0,), _C.get_default_dtype()
+    items = [_scan(x, dim + 1) for x in data]
+    shape, dtype = items[0]
+    for item_shape, item_dtype in items[1:]:
+        if (item_shape == ()) != (shape == ()):
+            raise TypeError(f"tensor(): expected a sequence at dim {dim + 1}, not a number, or the other way round")
+        if item_shape != shape:
+            raise ValueError(f"expected sequence of length {shape[0]} at dim {dim + 1} (got {item_shape[0]})")
+        dtype = _C.promote_types(dtype, item_dtype)
+    return (len(data),) + shape, dtype
+
+
+def _wide_array(data, dtype):
+    """data as a NumPy array wide enough to convert exactly into dtype."""
     if isinstance(data, np.ndarray):
         return data
-    if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in data):
-        return _C.stack([tensor(x) for x in data])
+    wide = np.float64 if dtype.is_floating_point else np.bool_ if dtype == _C.bool else np.int64
     try:
-        array = np.asarray(data)
-    except (ValueError, OverflowError) as e:
-        raise ValueError(f"tensor: could not convert data to a tensor: {e}") from None
-    if array.dtype == object:
-        raise TypeError(f"tensor: could not infer dtype of {type(data).__name__} data")
-    return array
+        return np.asarray(data, dtype=wide)
+    except OverflowError as e:
+        raise RuntimeError(f"tensor(): Overflow when unpacking long: {e}") from None
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False):
     """A new tensor holding a copy of data: a number, nested lists/tuples, an array or a tensor.
 
-    Python floats become the default dtype (float32), ints int64, bools bool.
+    Python floats become the default dtype (float32), ints int64 and bools bool; NumPy arrays and
+    scalars keep their dtype.
     """
     if requires_grad:
         raise RuntimeError("tensor: requires_grad=True needs autograd, which tensorplay does not have yet")
     if isinstance(data, Tensor):
         out = data.clone()
         return out.to(device=device, dtype=dtype) if (dtype or device) else out
-    array = _infer_array(data)
-    if isinstance(array, Tensor):
-        return array.to(device=device, dtype=dtype) if (dtype or device) else array
-    if array.dtype.kind == "f" and array.dtype != _BFLOAT16 and not isinstance(data, np.ndarray):
-        target = dtype or _C.get_default_dtype()  # Python floats become the default dtype
-    else:
-        target = dtype
-    if array.dtype.kind in "iu" and array.dtype not in (np.uint8, np.int8, np.int16, np.int32, np.int64):
-        array = array.astype(np.int64)
-    if array.dtype.kind == "i" and not isinstance(data, np.ndarray):
+    if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in data):
+        out = _C.stack([tensor(x) for x in data])
+        return out.to(device=device, dtype=dtype) if (dtype or device) else out
+    if isinstance(data, np.ndarray) and any(s < 0 for s in data.strides):
+        raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative "
+                         "strides are not currently supported. (You can probably work around this by making a "
+                         "copy of your array with array.copy().)")
+    _, inferred = _scan(data)
+    array = _wide_array(data, inferred)
+    if array.dtype.kind == "u" and array.dtype != np.uint8:
         array = array.astype(np.int64)
     out = from_numpy(array if array.flags.c_contiguous else array.copy(order="C")).clone()
-    if target is not None or device is not None:
-        out = out.to(device=device, dtype=target)
-    return out
+    return out.to(device=device, dtype=dtype or inferred)
 
 
 def as_tensor(data, dtype=None, device=None):

@@ -135,8 +135,10 @@ def tensor_repr(self):
     suffixes = []
     if not self.device.type == "cpu":
         suffixes.append(f"device='{self.device}'")
+    # An empty tensor has no elements to show its dtype by, so only the default one goes unsaid.
     shows_dtype = self.dtype not in (_C.get_default_dtype(), _C.int64, _C.bool)
     if self.numel() == 0:
+        shows_dtype = self.dtype != _C.get_default_dtype()
         if self.dim() != 1:
             suffixes.append(f"size={tuple(self.shape)}")
         body = "[]"

@@ -1,0 +1,217 @@
+#include "autograd/engine.h"
+
+#include <functional>
+#include <queue>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "autograd/grad_mode.h"
+#include "autograd/variable.h"
+#include "ops/ops.h"
+
+namespace tp::autograd {
+
+namespace {
+
+// Brings a gradient to the shape and dtype of the forward value it belongs to. This is the one
+// place where broadcast gradients are summed back down and promoted gradients cast back.
+Tensor match(Tensor grad, const GradMeta& meta, const Node& producer) {
+  if (!std::ranges::equal(grad.sizes(), meta.shape)) {
+    Shape shape = broadcast_shapes("backward", grad.sizes(), meta.shape);
+    TP_CHECK(std::ranges::equal(shape, grad.sizes()), "[backward] Function ", producer.name(),
+             " returned an invalid gradient - got ", to_string(grad.sizes()), " but expected shape compatible with ",
+             to_string(meta.shape));
+    // Sum over the leading dims broadcasting added and the dims it stretched from 1.
+    const int64_t lead = grad.dim() - static_cast<int64_t>(meta.shape.size());
+    Shape dims;
+    for (int64_t d = 0; d < grad.dim(); ++d)
+      if (d < lead || (meta.shape[d - lead] == 1 && grad.size(d) != 1)) dims.push_back(d);
+    grad = reshape(sum(grad, dims, true), meta.shape);
+  }
+  if (grad.dtype() != meta.dtype) grad = to(grad, meta.dtype);
+  return grad;
+}
+
+Tensor accumulate(const Tensor& sum_so_far, const Tensor& grad) {
+  return sum_so_far.defined() ? add(sum_so_far, grad) : grad;
+}
+
+struct GraphTask {
+  BackwardOptions options;
+  std::unordered_map<Node*, int> dependencies;
+  std::unordered_map<Node*, TensorList> buffers;
+  // With explicit inputs (autograd.grad, backward(inputs=...)) only part of the graph runs:
+  // gradients are picked up where they arrive at `captures` (node -> (output, slot)), `targets`
+  // must run (the AccumulateGrad of requested leaves), and `needed` is what leads to either.
+  bool prune = false;
+  std::unordered_map<Node*, std::vector<std::pair<uint32_t, size_t>>> captures;
+  std::unordered_set<Node*> targets;
+  std::unordered_set<Node*> needed;
+  TensorList captured;
+
+  void add_gradient(const Edge& edge, Tensor grad, const Node& producer) {
+    TensorList& buffer = buffers[edge.function.get()];
+    buffer.resize(edge.function->num_outputs());
+    grad = match(std::move(grad), edge.function->output_meta(edge.input_nr), producer);
+    buffer[edge.input_nr] = accumulate(buffer[edge.input_nr], grad);
+  }
+};
+
+struct ByRecency {
+  bool operator()(Node* a, Node* b) const { return a->sequence_nr() < b->sequence_nr(); }
+};
+
+// Counts, for every node reachable from the roots, how many edges lead into it.
+void count_dependencies(GraphTask& task, const std::vector<Node*>& roots) {
+  std::vector<Node*> stack(roots.begin(), roots.end());
+  std::unordered_set<Node*> seen(roots.begin(), roots.end());
+  while (!stack.empty()) {
+    Node* node = stack.back();
+    stack.pop_back();
+    for (const Edge& e : node->next_edges()) {
+      if (!e.valid()) continue;
+      ++task.dependencies[e.function.get()];
+      if (seen.insert(e.function.get()).second) stack.push_back(e.function.get());
+    }
+  }
+}
+
+// Marks the nodes that must run: targets, and nodes with a capture point or a needed node below.
+void mark_needed(GraphTask& task, const std::vector<Node*>& roots) {
+  std::unordered_map<Node*, bool> memo;
+  std::function<bool(Node*)> visit = [&](Node* node) -> bool {
+    if (auto it = memo.find(node); it != memo.end()) return it->second;
+    bool needed = task.targets.count(node) > 0;
+    for (const Edge& e : node->next_edges()) {
+      if (!e.valid()) continue;
+      bool below = visit(e.function.get());
+      needed = needed || below || task.captures.count(e.function.get()) > 0;
+    }
+    memo[node] = needed;
+    if (needed) task.needed.insert(node);
+    return needed;
+  };
+  for (Node* r : roots) visit(r);
+}
+
+void execute(GraphTask& task, const TensorList& roots, const TensorList& grad_roots) {
+  TP_CHECK(roots.size() == grad_roots.size(), "[backward] got ", roots.size(), " tensors and ", grad_roots.size(),
+           " gradients");
+  std::vector<Node*> root_nodes;
+  std::vector<std::pair<Edge, Tensor>> seeds;
+  for (size_t i = 0; i < roots.size(); ++i) {
+    const Tensor& root = roots[i];
+    Edge edge = gradient_edge(root);
+    TP_CHECK(edge.valid(), "[backward] element ", i, " of tensors does not require grad and does not have a grad_fn");
+    Tensor g = grad_roots[i];
+    if (!g.defined()) {
+      TP_CHECK(root.numel() == 1, "[backward] grad can be implicitly created only for scalar outputs");
+      g = ones_like(root);
+    } else {
+      TP_CHECK(std::ranges::equal(g.sizes(), root.sizes()), "[backward] Mismatch in shape: grad_output[", i,
+               "] has a shape of ", to_string(g.sizes()), " and output[", i, "] has a shape of ",
+               to_string(root.sizes()), ".");
+      TP_CHECK(g.dtype() == root.dtype() || (is_floating_point(g.dtype()) && is_floating_point(root.dtype())),
+               "[backward] For grad_output[", i, "], expected a floating point dtype like the output's ",
+               name(root.dtype()), ", got ", name(g.dtype()));
+    }
+    root_nodes.push_back(edge.function.get());
+    seeds.emplace_back(edge, g);
+  }
+  count_dependencies(task, root_nodes);
+  if (task.prune) mark_needed(task, root_nodes);
+
+  std::priority_queue<Node*, std::vector<Node*>, ByRecency> ready;
+  std::unordered_set<Node*> queued;
+  std::vector<std::shared_ptr<Node>> keep_alive;  // roots' nodes may be owned by nothing else
+  for (auto& [edge, g] : seeds) {
+    keep_alive.push_back(edge.function);
+    task.add_gradient(edge, g, *edge.function);
+  }
+  for (Node* n : root_nodes)
+    if (task.dependencies[n] == 0 && queued.insert(n).second) ready.push(n);
+
+  GradModeGuard grad_mode(task.options.create_graph);
+  while (!ready.empty()) {
+    Node* node = ready.top();
+    ready.pop();
+    TensorList grads = std::move(task.buffers[node]);
+    task.buffers.erase(node);
+    grads.resize(node->num_outputs());
+    node->run_pre_hooks(grads);
+    if (auto it = task.captures.find(node); it != task.captures.end())
+      for (auto [output_nr, slot] : it->second) task.captured[slot] = accumulate(task.captured[slot], grads[output_nr]);
+
+    TensorList out;
+    if (!task.prune || task.needed.count(node)) {
+      bool any = false;
+      for (const Tensor& g : grads) any = any || g.defined();
+      if (any) out = node->apply(std::move(grads));
+      if (!task.options.retain_graph) node->release_saved();
+    }
+    const auto& edges = node->next_edges();
+    for (size_t i = 0; i < edges.size(); ++i) {
+      const Edge& e = edges[i];
+      if (!e.valid()) continue;
+      if (i < out.size() && out[i].defined()) task.add_gradient(e, std::move(out[i]), *node);
+      if (--task.dependencies[e.function.get()] == 0 && queued.insert(e.function.get()).second) {
+        keep_alive.push_back(e.function);
+        ready.push(e.function.get());
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void backward(const TensorList& roots, const TensorList& grad_roots, const BackwardOptions& options,
+              const TensorList& inputs) {
+  GraphTask task;
+  task.options = options;
+  // backward(inputs=...): accumulate only into these, running only what leads to them. A leaf's
+  // AccumulateGrad runs; a non-leaf's gradient is picked up and added to its .grad.
+  task.prune = !inputs.empty();
+  task.captured.resize(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Edge e = gradient_edge(inputs[i]);
+    TP_CHECK(e.valid(), "[backward] One of the differentiated Tensors does not require grad");
+    if (is_leaf(inputs[i])) task.targets.insert(e.function.get());
+    else task.captures[e.function.get()].emplace_back(e.input_nr, i);
+  }
+  execute(task, roots, grad_roots);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!task.captured[i].defined()) continue;
+    Tensor previous = grad(inputs[i]);
+    set_grad(inputs[i], previous.defined() ? add(previous, task.captured[i]) : task.captured[i]);
+  }
+}
+
+TensorList grad(const TensorList& roots, const TensorList& grad_roots, const TensorList& inputs,
+                const BackwardOptions& options) {
+  GraphTask task;
+  task.options = options;
+  task.prune = true;
+  task.captured.resize(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Edge e = gradient_edge(inputs[i]);
+    TP_CHECK(e.valid(), "[grad] One of the differentiated Tensors does not require grad");
+    task.captures[e.function.get()].emplace_back(e.input_nr, i);
+  }
+  // An input's gradient is picked up where it arrives; its AccumulateGrad must not run.
+  execute(task, roots, grad_roots);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    TP_CHECK(task.captured[i].defined() || options.allow_unused, "[grad] One of the differentiated Tensors appears to "
+             "not have been used in the graph. Set allow_unused=True if this is the desired behavior.");
+  }
+  return task.captured;
+}
+
+}  // namespace tp::autograd
+
+namespace tp {
+
+void Tensor::backward(const Tensor& gradient, bool retain_graph, bool create_graph) const {
+  autograd::backward({*this}, {gradient}, {retain_graph || create_graph, create_graph, false});
+}
+
+}  // namespace tp

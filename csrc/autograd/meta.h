@@ -1,0 +1,38 @@
+#pragma once
+// What autograd knows about one tensor.
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "autograd/node.h"
+
+namespace tp::autograd {
+
+using PostAccumulateHook = std::function<void(const Tensor&)>;
+
+// The .grad of a non-leaf that called retain_grad(), filled by a hook on its grad_fn.
+struct RetainedGrad {
+  std::mutex mutex;
+  Tensor grad;
+};
+
+struct AutogradMeta final : AutogradMetaInterface {
+  bool requires_grad = false;  // a leaf whose gradient the user asked for
+  Tensor grad;
+  std::shared_ptr<Node> grad_fn;  // null for leaves
+  uint32_t output_nr = 0;         // which output of grad_fn this tensor is
+  std::weak_ptr<Node> grad_accumulator;
+  std::shared_ptr<RetainedGrad> retained;  // set by retain_grad() on a non-leaf
+  // Hooks of a leaf, run by its AccumulateGrad: before accumulating, and after.
+  std::vector<std::pair<int, GradHook>> leaf_hooks;
+  std::vector<std::pair<int, PostAccumulateHook>> post_accumulate_hooks;
+  // A differentiable view keeps its base, so an in-place write to the view can rewrite the
+  // base's history (Note [In-place on views] in autograd/variable.cpp).
+  Tensor view_base;
+  std::mutex mutex;  // guards grad while gradients accumulate
+};
+
+}  // namespace tp::autograd

@@ -1,0 +1,80 @@
+#pragma once
+// The backward graph. Every differentiable op that runs while an input requires grad records a
+// Node: its backward formula, the tensors that formula needs (SavedTensor), and one Edge per
+// input pointing at the node that produced that input (or at the AccumulateGrad of a leaf).
+// The engine (engine.h) walks these edges from the loss back to the leaves.
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace tp::autograd {
+
+class Node;
+
+// Where a gradient goes: input `input_nr` of `function`. An invalid edge means "not needed".
+struct Edge {
+  std::shared_ptr<Node> function;
+  uint32_t input_nr = 0;
+  bool valid() const { return function != nullptr; }
+};
+
+// The shape, dtype and device that a gradient flowing into a node must have: those of the
+// forward output it belongs to. The engine reduces broadcast gradients and casts dtypes to match.
+struct GradMeta {
+  Shape shape;
+  ScalarType dtype;
+  Device device;
+};
+
+// A hook on a gradient; it may return a replacement (an undefined tensor keeps the gradient).
+using GradHook = std::function<Tensor(const Tensor&)>;
+
+class Node : public std::enable_shared_from_this<Node> {
+ public:
+  Node();
+  virtual ~Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  // PyTorch's name for the node: "MulBackward0".
+  virtual std::string name() const = 0;
+  // grads[i] is the gradient of forward output i (undefined when it got none); returns one
+  // gradient per next edge (undefined where the edge is invalid or the gradient is zero).
+  virtual TensorList apply(TensorList&& grads) = 0;
+  // Frees saved tensors once a backward pass without retain_graph is done with the node.
+  virtual void release_saved() {}
+
+  const std::vector<Edge>& next_edges() const { return next_edges_; }
+  void set_next_edges(std::vector<Edge> edges) { next_edges_ = std::move(edges); }
+  bool needs_input_grad(size_t i) const { return i < next_edges_.size() && next_edges_[i].valid(); }
+  uint64_t sequence_nr() const { return sequence_nr_; }
+
+  // Registers a forward output; returns its index.
+  uint32_t add_output(const Tensor& output);
+  size_t num_outputs() const { return outputs_.size(); }
+  const GradMeta& output_meta(size_t i) const { return outputs_[i]; }
+
+  // Hooks on the gradient of one output, run before apply (register_hook on a non-leaf).
+  int add_pre_hook(uint32_t output_nr, GradHook hook);
+  void remove_pre_hook(int id);
+  bool has_pre_hooks() const { return !pre_hooks_.empty(); }
+  void run_pre_hooks(TensorList& grads) const;
+
+ private:
+  struct PreHook {
+    int id;
+    uint32_t output_nr;
+    GradHook hook;
+  };
+  std::vector<Edge> next_edges_;
+  std::vector<GradMeta> outputs_;
+  std::vector<PreHook> pre_hooks_;
+  uint64_t sequence_nr_;
+};
+
+}  // namespace tp::autograd

@@ -1,0 +1,297 @@
+#include "autograd/variable.h"
+
+#include "autograd/grad_mode.h"
+#include "ops/ops.h"
+
+namespace tp::autograd {
+
+AutogradMeta* meta(const Tensor& t) { return static_cast<AutogradMeta*>(t.impl()->autograd_meta()); }
+
+AutogradMeta& ensure_meta(const Tensor& t) {
+  if (AutogradMeta* m = meta(t)) return *m;
+  auto fresh = std::make_unique<AutogradMeta>();
+  AutogradMeta& ref = *fresh;
+  t.impl()->set_autograd_meta(std::move(fresh));
+  return ref;
+}
+
+bool requires_grad(const Tensor& t) {
+  AutogradMeta* m = meta(t);
+  return m && (m->requires_grad || m->grad_fn);
+}
+
+void set_requires_grad(const Tensor& t, bool value) {
+  AutogradMeta* m = meta(t);
+  TP_CHECK(!(m && m->grad_fn), "[requires_grad_] you can only change requires_grad flags of leaf variables.",
+           value ? "" : " If you want to use a computed variable in a subgraph that doesn't require "
+                        "differentiation use var_no_grad = var.detach().");
+  TP_CHECK(!value || is_floating_point(t.dtype()), "[requires_grad_] only Tensors of floating point dtype can "
+           "require gradients, got ", name(t.dtype()));
+  TP_CHECK(!value || !t.impl()->is_inference(), "[requires_grad_] setting requires_grad=True on an inference "
+           "tensor created outside InferenceMode is not allowed.");
+  if (value || m) ensure_meta(t).requires_grad = value;
+}
+
+bool is_leaf(const Tensor& t) {
+  AutogradMeta* m = meta(t);
+  return !m || !m->grad_fn;
+}
+
+std::shared_ptr<Node> grad_fn(const Tensor& t) {
+  AutogradMeta* m = meta(t);
+  return m ? m->grad_fn : nullptr;
+}
+
+Tensor grad(const Tensor& t) {
+  AutogradMeta* m = meta(t);
+  if (!m) return {};
+  if (m->retained) {
+    std::lock_guard lock(m->retained->mutex);
+    return m->retained->grad;
+  }
+  std::lock_guard lock(m->mutex);
+  return m->grad;
+}
+
+void set_grad(const Tensor& t, const Tensor& g) {
+  if (g.defined()) {
+    TP_CHECK(g.device() == t.device(), "[grad] assigned grad has data located on a different device");
+    TP_CHECK(g.dtype() == t.dtype(), "[grad] assigned grad has data of a different type: expected ",
+             name(t.dtype()), ", got ", name(g.dtype()));
+    TP_CHECK(std::ranges::equal(g.sizes(), t.sizes()), "[grad] assigned grad has data of a different size: expected ",
+             to_string(t.sizes()), ", got ", to_string(g.sizes()));
+  }
+  AutogradMeta& m = ensure_meta(t);
+  if (m.retained) {
+    std::lock_guard lock(m.retained->mutex);
+    m.retained->grad = g;
+    return;
+  }
+  std::lock_guard lock(m.mutex);
+  m.grad = g;
+}
+
+Edge gradient_edge(const Tensor& t) {
+  AutogradMeta* m = meta(t);
+  if (!m) return {};
+  if (m->grad_fn) return {m->grad_fn, m->output_nr};
+  if (!m->requires_grad) return {};
+  // The accumulator is shared by every graph that uses the leaf, and lives as long as one does.
+  std::lock_guard lock(m->mutex);
+  auto acc = m->grad_accumulator.lock();
+  if (!acc) {
+    acc = std::make_shared<AccumulateGrad>(t);
+    m->grad_accumulator = acc;
+  }
+  return {acc, 0};
+}
+
+const Tensor& set_history(const Tensor& output, const std::shared_ptr<Node>& node) {
+  AutogradMeta& m = ensure_meta(output);
+  m.grad_fn = node;
+  m.output_nr = node->add_output(output);
+  return output;
+}
+
+Tensor detach(const Tensor& t) {
+  return make_view(t, Shape(t.sizes().begin(), t.sizes().end()), Shape(t.strides().begin(), t.strides().end()),
+                   t.storage_offset());
+}
+
+void detach_(const Tensor& t) {
+  AutogradMeta* m = meta(t);
+  TP_CHECK(!(m && m->view_base.defined() && requires_grad(m->view_base)),
+           "[detach_] Can't detach views in-place. Use detach() instead.");
+  if (!m) return;
+  m->grad_fn.reset();
+  m->output_nr = 0;
+  m->requires_grad = false;
+}
+
+void retain_grad(const Tensor& t) {
+  TP_CHECK(requires_grad(t), "[retain_grad] can't retain_grad on Tensor that has requires_grad=False");
+  AutogradMeta& m = ensure_meta(t);
+  if (!m.grad_fn || m.retained) return;  // a leaf keeps its grad anyway
+  // The hook shares a slot with the tensor rather than holding the tensor, which would make a
+  // cycle through the tensor's own grad_fn.
+  m.retained = std::make_shared<RetainedGrad>();
+  m.grad_fn->add_pre_hook(m.output_nr, [slot = m.retained](const Tensor& g) {
+    std::lock_guard lock(slot->mutex);
+    slot->grad = !slot->grad.defined() ? (is_grad_enabled() ? g : clone(g)) : add(slot->grad, g);
+    return Tensor();
+  });
+}
+
+void set_view_base(const Tensor& view, const Tensor& base) {
+  AutogradMeta* bm = meta(base);
+  ensure_meta(view).view_base = bm && bm->view_base.defined() ? bm->view_base : base;
+}
+
+// ---- In-place writes ----
+
+namespace {
+
+// Note [In-place on views]: writing in place into a view of a tensor changes the base too. The
+// base's history becomes CopySlices: its gradient is the incoming one, except over the view's
+// elements, where it is what the in-place op's backward gives for the view's old value.
+class CopySlices final : public Node {
+ public:
+  CopySlices(const Tensor& base, const Tensor& view, std::shared_ptr<Node> fn, const Edge& view_old_edge)
+      : base_sizes_(base.sizes().begin(), base.sizes().end()),
+        base_strides_(base.strides().begin(), base.strides().end()),
+        view_sizes_(view.sizes().begin(), view.sizes().end()),
+        view_strides_(view.strides().begin(), view.strides().end()),
+        view_offset_(view.storage_offset() - base.storage_offset()),
+        fn_(std::move(fn)) {
+    std::vector<Edge> edges{gradient_edge(base)};
+    for (size_t i = 0; i < fn_->next_edges().size(); ++i) {
+      const Edge& e = fn_->next_edges()[i];
+      bool is_old_view = e.valid() && e.function == view_old_edge.function && e.input_nr == view_old_edge.input_nr;
+      slot_.push_back(is_old_view ? -1 : static_cast<int>(edges.size()));
+      if (!is_old_view) edges.push_back(e);
+    }
+    set_next_edges(std::move(edges));
+  }
+
+  std::string name() const override { return "CopySlices"; }
+
+  TensorList apply(TensorList&& grads) override {
+    TensorList out(next_edges().size());
+    if (!grads[0].defined()) return out;
+    Tensor result = empty_strided(base_sizes_, base_strides_, grads[0].dtype(), grads[0].device());
+    copy_(result, grads[0]);
+    Tensor slice = as_strided(result, view_sizes_, view_strides_, view_offset_);
+    TensorList fn_grads = fn_->apply({clone(slice)});
+    Tensor view_grad;
+    for (size_t i = 0; i < slot_.size() && i < fn_grads.size(); ++i) {
+      if (slot_[i] >= 0) out[slot_[i]] = fn_grads[i];
+      else if (fn_grads[i].defined()) view_grad = view_grad.defined() ? add(view_grad, fn_grads[i]) : fn_grads[i];
+    }
+    if (view_grad.defined()) copy_(slice, view_grad);
+    else zero_(slice);
+    out[0] = result;
+    return out;
+  }
+
+  void release_saved() override { fn_->release_saved(); }
+
+ private:
+  Shape base_sizes_, base_strides_, view_sizes_, view_strides_;
+  int64_t view_offset_;
+  std::shared_ptr<Node> fn_;
+  std::vector<int> slot_;  // for each edge of fn: its slot in ours, or -1 for the view's old value
+};
+
+// The history of a view after its base was rewritten: the view's elements of the base.
+class AsStridedBackward final : public Node {
+ public:
+  AsStridedBackward(const Tensor& base, const Tensor& view)
+      : base_sizes_(base.sizes().begin(), base.sizes().end()),
+        base_strides_(base.strides().begin(), base.strides().end()),
+        view_sizes_(view.sizes().begin(), view.sizes().end()),
+        view_strides_(view.strides().begin(), view.strides().end()),
+        view_offset_(view.storage_offset() - base.storage_offset()) {
+    set_next_edges({gradient_edge(base)});
+  }
+  std::string name() const override { return "AsStridedBackward0"; }
+  TensorList apply(TensorList&& grads) override {
+    Tensor result = zeros(base_sizes_, grads[0].dtype(), grads[0].device());
+    result = as_strided(result, base_sizes_, base_strides_, 0);
+    Tensor slice = as_strided(result, view_sizes_, view_strides_, view_offset_);
+    copy_(slice, grads[0]);
+    return {result};
+  }
+
+ private:
+  Shape base_sizes_, base_strides_, view_sizes_, view_strides_;
+  int64_t view_offset_;
+};
+
+}  // namespace
+
+bool records_inplace(const Tensor& self, std::initializer_list<const Tensor*> inputs) {
+  if (!is_grad_enabled()) return false;
+  if (requires_grad(self)) return true;
+  for (const Tensor* t : inputs)
+    if (t && t->defined() && requires_grad(*t)) return true;
+  return false;
+}
+
+const Tensor& assign_inplace(const Tensor& self, const Tensor& result, const char* op) {
+  AutogradMeta& m = ensure_meta(self);
+  TP_CHECK(!(m.requires_grad && !m.grad_fn), "[", op, "] a leaf Variable that requires grad is being used in an "
+           "in-place operation.");
+  const Tensor base = m.view_base;
+  if (base.defined()) {
+    AutogradMeta* bm = meta(base);
+    TP_CHECK(!(bm && bm->requires_grad && !bm->grad_fn), "[", op, "] a view of a leaf Variable that requires grad "
+             "is being used in an in-place operation.");
+  }
+  Edge old_edge = gradient_edge(self);
+  {
+    NoGradGuard no_grad;  // the values move; the history is rewritten below
+    Tensor target = self;
+    copy_(target, result);
+  }
+  std::shared_ptr<Node> fn = grad_fn(result);
+  if (!fn) {
+    fn = std::make_shared<ConstantBackward>(std::string(op) + "Backward");
+    fn->add_output(self);
+  }
+  if (base.defined()) {
+    auto slices = std::make_shared<CopySlices>(base, self, fn, old_edge);
+    AutogradMeta& base_meta = ensure_meta(base);
+    base_meta.grad_fn = slices;
+    base_meta.output_nr = slices->add_output(base);
+    auto view_fn = std::make_shared<AsStridedBackward>(base, self);
+    m.grad_fn = view_fn;
+    m.output_nr = view_fn->add_output(self);
+  } else {
+    m.grad_fn = fn;
+    m.output_nr = grad_fn(result) ? ensure_meta(result).output_nr : 0;
+  }
+  return self;
+}
+
+// ---- Leaves ----
+
+AccumulateGrad::AccumulateGrad(Tensor variable) : variable_(std::move(variable)) { add_output(variable_); }
+
+TensorList AccumulateGrad::apply(TensorList&& grads) {
+  Tensor g = std::move(grads[0]);
+  if (!g.defined()) return {};
+  AutogradMeta& m = ensure_meta(variable_);
+  for (const auto& [id, hook] : m.leaf_hooks) {
+    Tensor replaced = hook(g);
+    if (replaced.defined()) g = std::move(replaced);
+  }
+  {
+    std::lock_guard lock(m.mutex);
+    if (!m.grad.defined()) {
+      // Keep the gradient itself when nothing else holds it; otherwise a copy, so that two
+      // leaves fed the same tensor (a + b) never share a .grad.
+      m.grad = is_grad_enabled() || g.impl()->use_count() == 1 ? g : clone(g);
+    } else if (is_grad_enabled()) {
+      m.grad = add(m.grad, g);
+    } else {
+      add_(m.grad, g);
+    }
+  }
+  for (const auto& [id, hook] : m.post_accumulate_hooks) hook(variable_);
+  return {};
+}
+
+}  // namespace tp::autograd
+
+namespace tp {
+
+bool Tensor::requires_grad() const { return autograd::requires_grad(*this); }
+Tensor& Tensor::set_requires_grad(bool value) {
+  autograd::set_requires_grad(*this, value);
+  return *this;
+}
+bool Tensor::is_leaf() const { return autograd::is_leaf(*this); }
+Tensor Tensor::grad() const { return autograd::grad(*this); }
+Tensor Tensor::detach() const { return autograd::detach(*this); }
+
+}  // namespace tp

@@ -1,0 +1,65 @@
+#pragma once
+// Autograd's view of a tensor: whether it requires grad, its gradient, the node that made it,
+// and how in-place writes and views rewrite the graph.
+
+#include "autograd/meta.h"
+#include "autograd/node.h"
+
+namespace tp::autograd {
+
+AutogradMeta* meta(const Tensor& t);          // null when autograd never touched t
+AutogradMeta& ensure_meta(const Tensor& t);
+
+bool requires_grad(const Tensor& t);
+// Only leaves may change the flag, and only floating tensors may require grad.
+void set_requires_grad(const Tensor& t, bool requires_grad);
+bool is_leaf(const Tensor& t);
+std::shared_ptr<Node> grad_fn(const Tensor& t);
+Tensor grad(const Tensor& t);
+void set_grad(const Tensor& t, const Tensor& grad);
+
+// Where the gradient of t goes: its grad_fn's output, the AccumulateGrad of a leaf that requires
+// grad, or nowhere.
+Edge gradient_edge(const Tensor& t);
+// Makes `node` the history of `output` (a fresh op result) and returns the output.
+const Tensor& set_history(const Tensor& output, const std::shared_ptr<Node>& node);
+
+// A new tensor sharing t's data with no history.
+Tensor detach(const Tensor& t);
+void detach_(const Tensor& t);
+void retain_grad(const Tensor& t);
+
+// Views made while grad mode is on remember their base (see Note [In-place on views]).
+void set_view_base(const Tensor& view, const Tensor& base);
+
+// In-place ops: when grad mode is on and self or an input requires grad, the op runs out of
+// place, its result is written into self, and self (or, for a view, its base) takes the result's
+// history. Leaves that require grad may not be written in place while grad mode is on.
+bool records_inplace(const Tensor& self, std::initializer_list<const Tensor*> inputs);
+const Tensor& assign_inplace(const Tensor& self, const Tensor& result, const char* op);
+
+// Leaf nodes: accumulate the incoming gradient into the tensor's .grad.
+class AccumulateGrad final : public Node {
+ public:
+  explicit AccumulateGrad(Tensor variable);
+  std::string name() const override { return "AccumulateGrad"; }
+  TensorList apply(TensorList&& grads) override;
+  const Tensor& variable() const { return variable_; }
+
+ private:
+  Tensor variable_;
+};
+
+// A node with no inputs whose result has no gradient path: the history of a tensor overwritten
+// by values that do not depend on anything requiring grad (fill_, copy_ from a constant).
+class ConstantBackward final : public Node {
+ public:
+  explicit ConstantBackward(std::string name) : name_(std::move(name)) {}
+  std::string name() const override { return name_; }
+  TensorList apply(TensorList&&) override { return {}; }
+
+ private:
+  std::string name_;
+};
+
+}  // namespace tp::autograd

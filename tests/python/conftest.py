@@ -1,0 +1,27 @@
+import pytest
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config):
+    """Makes pytest's failure summary linear in the number of reports.
+
+    For each failed test, pytest's terminal reporter scans every passed setup/teardown report for
+    that test's teardown output (TerminalReporter._get_teardown_reports). test_ops.py has ~16,000
+    cases; with a few hundred failures that scan alone took minutes. This indexes the reports once.
+    """
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None or not hasattr(reporter, "_get_teardown_reports"):
+        return
+    index = {"size": -1, "by_id": {}}
+
+    def teardown_reports(node_id):
+        reports = reporter.getreports("") if index["size"] != len(reporter.stats.get("", ())) else None
+        if reports is not None:
+            by_id = {}
+            for report in reports:
+                if report.when == "teardown":
+                    by_id.setdefault(report.nodeid, []).append(report)
+            index.update(size=len(reporter.stats.get("", ())), by_id=by_id)
+        return index["by_id"].get(node_id, [])
+
+    reporter._get_teardown_reports = teardown_reports
