@@ -17,16 +17,11 @@ namespace {
 // place where broadcast gradients are summed back down and promoted gradients cast back.
 Tensor match(Tensor grad, const GradMeta& meta, const Node& producer) {
   if (!std::ranges::equal(grad.sizes(), meta.shape)) {
-    Shape shape = broadcast_shapes("backward", grad.sizes(), meta.shape);
-    TP_CHECK(std::ranges::equal(shape, grad.sizes()), "[backward] Function ", producer.name(),
+    auto shape = try_broadcast_shapes(grad.sizes(), meta.shape);
+    TP_CHECK(shape && std::ranges::equal(*shape, grad.sizes()), "[backward] Function ", producer.name(),
              " returned an invalid gradient - got ", to_string(grad.sizes()), " but expected shape compatible with ",
              to_string(meta.shape));
-    // Sum over the leading dims broadcasting added and the dims it stretched from 1.
-    const int64_t lead = grad.dim() - static_cast<int64_t>(meta.shape.size());
-    Shape dims;
-    for (int64_t d = 0; d < grad.dim(); ++d)
-      if (d < lead || (meta.shape[d - lead] == 1 && grad.size(d) != 1)) dims.push_back(d);
-    grad = reshape(sum(grad, dims, true), meta.shape);
+    grad = sum_to_size(grad, meta.shape);
   }
   if (grad.dtype() != meta.dtype) grad = to(grad, meta.dtype);
   return grad;

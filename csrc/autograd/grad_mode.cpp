@@ -10,6 +10,7 @@ thread_local bool inference_mode = false;
 bool is_grad_enabled() { return grad_enabled; }
 void set_grad_enabled(bool enabled) { grad_enabled = enabled; }
 bool is_inference_mode_enabled() { return inference_mode; }
+void set_inference_mode(bool enabled) { inference_mode = enabled; }
 
 InferenceModeGuard::InferenceModeGuard(bool enabled)
     : previous_inference_(inference_mode), previous_grad_(grad_enabled) {

@@ -25,6 +25,7 @@ struct NoGradGuard : GradModeGuard {
 // Inference mode: no graph is recorded and tensors made inside are marked as inference tensors,
 // which may not be saved for a backward pass later.
 bool is_inference_mode_enabled();
+void set_inference_mode(bool enabled);  // the flag alone; InferenceModeGuard also turns grad off
 
 class InferenceModeGuard {
  public:

@@ -29,9 +29,6 @@ struct AutogradMeta final : AutogradMetaInterface {
   // Hooks of a leaf, run by its AccumulateGrad: before accumulating, and after.
   std::vector<std::pair<int, GradHook>> leaf_hooks;
   std::vector<std::pair<int, PostAccumulateHook>> post_accumulate_hooks;
-  // A differentiable view keeps its base, so an in-place write to the view can rewrite the
-  // base's history (Note [In-place on views] in autograd/variable.cpp).
-  Tensor view_base;
   std::mutex mutex;  // guards grad while gradients accumulate
 };
 

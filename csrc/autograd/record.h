@@ -13,6 +13,7 @@
 
 #include <initializer_list>
 #include <optional>
+#include <span>
 
 #include "autograd/grad_mode.h"
 #include "autograd/variable.h"
@@ -20,7 +21,7 @@
 namespace tp::autograd {
 
 // Whether an op with these inputs records a node: grad mode is on and one of them requires grad.
-inline bool must_record(std::initializer_list<const Tensor*> inputs) {
+inline bool must_record(std::span<const Tensor* const> inputs) {
   if (!is_grad_enabled()) return false;
   for (const Tensor* t : inputs)
     if (t && t->defined() && requires_grad(*t)) return true;
@@ -30,8 +31,13 @@ inline bool must_record(std::initializer_list<const Tensor*> inputs) {
 template <class N>
 class Record {
  public:
+  // Inputs that cannot have a gradient may be passed as null.
   template <class... Args>
-  explicit Record(std::initializer_list<const Tensor*> inputs, Args&&... args) {
+  explicit Record(std::initializer_list<const Tensor*> inputs, Args&&... args)
+      : Record(std::span<const Tensor* const>(inputs.begin(), inputs.size()), std::forward<Args>(args)...) {}
+
+  template <class... Args>
+  explicit Record(std::span<const Tensor* const> inputs, Args&&... args) {
     if (!must_record(inputs)) return;
     node_ = std::make_shared<N>(std::forward<Args>(args)...);
     std::vector<Edge> edges;

@@ -1,5 +1,7 @@
 #include "autograd/variable.h"
 
+#include <cctype>
+
 #include "autograd/grad_mode.h"
 #include "ops/ops.h"
 
@@ -94,14 +96,16 @@ const Tensor& set_history(const Tensor& output, const std::shared_ptr<Node>& nod
 }
 
 Tensor detach(const Tensor& t) {
-  return make_view(t, Shape(t.sizes().begin(), t.sizes().end()), Shape(t.strides().begin(), t.strides().end()),
-                   t.storage_offset());
+  Tensor out = make_view(t, Shape(t.sizes().begin(), t.sizes().end()), Shape(t.strides().begin(), t.strides().end()),
+                         t.storage_offset());
+  out.impl()->set_view_base({});  // shares t's data, but writes to it do not rewrite t's history
+  return out;
 }
 
 void detach_(const Tensor& t) {
   AutogradMeta* m = meta(t);
-  TP_CHECK(!(m && m->view_base.defined() && requires_grad(m->view_base)),
-           "[detach_] Can't detach views in-place. Use detach() instead.");
+  const auto& base = t.impl()->view_base();
+  TP_CHECK(!(base && requires_grad(Tensor(base))), "[detach_] Can't detach views in-place. Use detach() instead.");
   if (!m) return;
   m->grad_fn.reset();
   m->output_nr = 0;
@@ -120,11 +124,6 @@ void retain_grad(const Tensor& t) {
     slot->grad = !slot->grad.defined() ? (is_grad_enabled() ? g : clone(g)) : add(slot->grad, g);
     return Tensor();
   });
-}
-
-void set_view_base(const Tensor& view, const Tensor& base) {
-  AutogradMeta* bm = meta(base);
-  ensure_meta(view).view_base = bm && bm->view_base.defined() ? bm->view_base : base;
 }
 
 // ---- In-place writes ----
@@ -217,11 +216,11 @@ bool records_inplace(const Tensor& self, std::initializer_list<const Tensor*> in
   return false;
 }
 
-const Tensor& assign_inplace(const Tensor& self, const Tensor& result, const char* op) {
+const Tensor& assign_inplace(const Tensor& self, const Tensor& result, std::string_view op) {
   AutogradMeta& m = ensure_meta(self);
   TP_CHECK(!(m.requires_grad && !m.grad_fn), "[", op, "] a leaf Variable that requires grad is being used in an "
            "in-place operation.");
-  const Tensor base = m.view_base;
+  const Tensor base = self.impl()->view_base() ? Tensor(self.impl()->view_base()) : Tensor();
   if (base.defined()) {
     AutogradMeta* bm = meta(base);
     TP_CHECK(!(bm && bm->requires_grad && !bm->grad_fn), "[", op, "] a view of a leaf Variable that requires grad "
@@ -235,7 +234,10 @@ const Tensor& assign_inplace(const Tensor& self, const Tensor& result, const cha
   }
   std::shared_ptr<Node> fn = grad_fn(result);
   if (!fn) {
-    fn = std::make_shared<ConstantBackward>(std::string(op) + "Backward");
+    // "fill_" -> "FillBackward0"
+    std::string name(op.substr(0, op.size() - (op.ends_with('_') ? 1 : 0)));
+    name[0] = static_cast<char>(std::toupper(name[0]));
+    fn = std::make_shared<ConstantBackward>(name + "Backward0");
     fn->add_output(self);
   }
   if (base.defined()) {

@@ -29,14 +29,11 @@ Tensor detach(const Tensor& t);
 void detach_(const Tensor& t);
 void retain_grad(const Tensor& t);
 
-// Views made while grad mode is on remember their base (see Note [In-place on views]).
-void set_view_base(const Tensor& view, const Tensor& base);
-
 // In-place ops: when grad mode is on and self or an input requires grad, the op runs out of
 // place, its result is written into self, and self (or, for a view, its base) takes the result's
 // history. Leaves that require grad may not be written in place while grad mode is on.
 bool records_inplace(const Tensor& self, std::initializer_list<const Tensor*> inputs);
-const Tensor& assign_inplace(const Tensor& self, const Tensor& result, const char* op);
+const Tensor& assign_inplace(const Tensor& self, const Tensor& result, std::string_view op);
 
 // Leaf nodes: accumulate the incoming gradient into the tensor's .grad.
 class AccumulateGrad final : public Node {

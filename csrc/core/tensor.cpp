@@ -21,8 +21,11 @@ Tensor Tensor::view(IntArrayRef sizes) const { return tp::view(*this, sizes); }
 Tensor Tensor::reshape(IntArrayRef sizes) const { return tp::reshape(*this, sizes); }
 
 Tensor make_view(const Tensor& base, Shape sizes, Shape strides, int64_t storage_offset) {
-  return Tensor(intrusive_ptr<TensorImpl>::make(base.impl()->storage(), base.dtype(), std::move(sizes),
-                                                std::move(strides), storage_offset));
+  auto view = intrusive_ptr<TensorImpl>::make(base.impl()->storage(), base.dtype(), std::move(sizes),
+                                              std::move(strides), storage_offset);
+  const auto& root = base.impl()->view_base();
+  view->set_view_base(root ? root : base.impl_ptr());
+  return Tensor(std::move(view));
 }
 
 }  // namespace tp

@@ -72,8 +72,8 @@ class Tensor {
   intrusive_ptr<TensorImpl> impl_;
 };
 
-// A tensor over base's storage with the given geometry: no checks, no autograd. View ops build
-// on it; kernels use it for internal views (a reversed row, a restrided operand).
+// A view of base's storage with the given geometry: no checks, no autograd history. View ops
+// build on it; kernels use it for internal views (a reversed row, a restrided operand).
 Tensor make_view(const Tensor& base, Shape sizes, Shape strides, int64_t storage_offset);
 
 }  // namespace tp

@@ -13,6 +13,12 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, Shape sizes, Shape str
 
 TensorImpl::~TensorImpl() = default;
 
+void TensorImpl::set_data(const TensorImpl& other) {
+  storage_ = other.storage_;
+  dtype_ = other.dtype_;
+  set_sizes_and_strides(other.sizes_, other.strides_, other.storage_offset_);
+}
+
 void TensorImpl::set_sizes_and_strides(Shape sizes, Shape strides, int64_t storage_offset) {
   sizes_ = std::move(sizes);
   strides_ = std::move(strides);

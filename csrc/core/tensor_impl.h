@@ -32,6 +32,14 @@ class TensorImpl : public RefCounted {
     return static_cast<char*>(storage_->data()) + storage_offset_ * itemsize(dtype_);
   }
 
+  // The tensor this one is a view of (the root of a chain of views), or null. Autograd uses it to
+  // rewrite the base's history when a view is written in place (Note [In-place on views]).
+  const intrusive_ptr<TensorImpl>& view_base() const { return view_base_; }
+  void set_view_base(intrusive_ptr<TensorImpl> base) { view_base_ = std::move(base); }
+
+  // Makes this tensor show other's data (`x.data = y`): storage, dtype and geometry.
+  void set_data(const TensorImpl& other);
+
   // In-place changes of the view itself (squeeze_, t_, as_strided_ ...).
   void set_sizes_and_strides(Shape sizes, Shape strides, int64_t storage_offset);
 
@@ -55,6 +63,7 @@ class TensorImpl : public RefCounted {
   int64_t storage_offset_;
   int64_t numel_ = 0;
   bool is_contiguous_ = false;
+  intrusive_ptr<TensorImpl> view_base_;
   std::unique_ptr<AutogradMetaInterface> autograd_meta_;
   bool is_inference_ = false;
   void* pyobj_ = nullptr;

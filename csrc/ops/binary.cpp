@@ -1,5 +1,7 @@
-// Elementwise ops of two or three tensors (or a tensor and a number). Each op states its dtype
-// rule in the table below; promotion follows core/type_promotion.h.
+// Elementwise ops of two or three tensors (or a tensor and a number). Each op is one line of the
+// table below: its dtype rule (promotion follows core/type_promotion.h), its backward node and its
+// derivatives, written with public ops. Gradients come out in the broadcast shape and the compute
+// dtype; the autograd engine sums and casts them back to each input (autograd/engine.cpp).
 //
 // A number, or a 0-dim tensor in second place, reaches the kernel as a scalar held in the op's
 // compute precision: bfloat16 * 0.1 multiplies by the float 0.1, not by 0.1 rounded to
@@ -7,6 +9,8 @@
 
 #include <algorithm>
 
+#include "autograd/record.h"
+#include "autograd/saved_tensor.h"
 #include "dispatch/backend.h"
 #include "ops/elementwise.h"
 
@@ -22,25 +26,75 @@ enum class DTypeRule {
   Compare,    // computes in the promoted dtype, writes bool
 };
 
+// The gradient of one input, given the gradient g of y = a OP b (alpha: add's and sub's scale).
+using Derivative = Tensor (*)(const Tensor& g, const Tensor& a, const Tensor& b, const Tensor& y, const Scalar& alpha);
+
+// What the derivatives read, so that only that is saved for backward.
+enum Uses : uint8_t { kNothing = 0, kA = 1, kB = 2, kOutput = 4 };
+
 struct BinarySpec {
   const char* name;
   BinaryOp op;
   DTypeRule rule;
+  const char* node = nullptr;         // PyTorch's node names, with a tensor and with a number as b;
+  const char* scalar_node = nullptr;  // null: no gradient
+  Derivative da = nullptr, db = nullptr;
+  uint8_t uses = kNothing;
 };
 
+namespace d {  // derivatives
+Tensor zero(const Tensor& g, const Tensor&, const Tensor&, const Tensor&, const Scalar&) { return zeros_like(g); }
+Tensor same(const Tensor& g, const Tensor&, const Tensor&, const Tensor&, const Scalar&) { return g; }
+Tensor scaled(const Tensor& g, const Tensor&, const Tensor&, const Tensor&, const Scalar& alpha) {
+  return alpha.to_double() == 1 ? g : mul(g, alpha);
+}
+Tensor negated(const Tensor& g, const Tensor&, const Tensor&, const Tensor&, const Scalar& alpha) {
+  return mul(g, alpha.is_floating_point() ? Scalar(-alpha.to_double()) : Scalar(-alpha.to_int()));
+}
+Tensor mul_a(const Tensor& g, const Tensor&, const Tensor& b, const Tensor&, const Scalar&) { return mul(g, b); }
+Tensor mul_b(const Tensor& g, const Tensor& a, const Tensor&, const Tensor&, const Scalar&) { return mul(g, a); }
+Tensor div_a(const Tensor& g, const Tensor&, const Tensor& b, const Tensor&, const Scalar&) { return div(g, b); }
+Tensor div_b(const Tensor& g, const Tensor& a, const Tensor& b, const Tensor&, const Scalar&) {
+  return neg(div(mul(g, a), mul(b, b)));
+}
+Tensor remainder_b(const Tensor& g, const Tensor& a, const Tensor& b, const Tensor&, const Scalar&) {
+  return neg(mul(g, div(a, b, "floor")));
+}
+// d(a^b)/da = b a^(b-1), taken as 0 where b == 0; d(a^b)/db = a^b log(a), taken as 0 where a == 0, b >= 0.
+Tensor pow_a(const Tensor& g, const Tensor& a, const Tensor& b, const Tensor&, const Scalar&) {
+  return where(eq(b, 0), 0.0, mul(g, mul(b, pow(a, sub(b, 1)))));
+}
+Tensor pow_b(const Tensor& g, const Tensor& a, const Tensor& b, const Tensor& y, const Scalar&) {
+  return where(logical_and(eq(a, 0), ge(b, 0)), 0.0, mul(g, mul(y, log(a))));
+}
+Tensor atan2_a(const Tensor& g, const Tensor& a, const Tensor& b, const Tensor&, const Scalar&) {
+  return div(mul(g, b), add(mul(a, a), mul(b, b)));
+}
+Tensor atan2_b(const Tensor& g, const Tensor& a, const Tensor& b, const Tensor&, const Scalar&) {
+  return neg(div(mul(g, a), add(mul(a, a), mul(b, b))));
+}
+// maximum/minimum: the larger (smaller) input gets the gradient; a tie splits it.
+Tensor select_a(const Tensor& g, const Tensor& a, const Tensor& b, const Tensor& y, const Scalar&) {
+  return where(eq(a, b), div(g, 2), where(eq(a, y), g, 0.0));
+}
+Tensor select_b(const Tensor& g, const Tensor& a, const Tensor& b, const Tensor& y, const Scalar&) {
+  return where(eq(a, b), div(g, 2), where(eq(b, y), g, 0.0));
+}
+}  // namespace d
+
 // clang-format off
-constexpr BinarySpec kAdd{"add", BinaryOp::Add, DTypeRule::Promote};
-constexpr BinarySpec kSub{"sub", BinaryOp::Sub, DTypeRule::NoBool};
-constexpr BinarySpec kMul{"mul", BinaryOp::Mul, DTypeRule::Promote};
-constexpr BinarySpec kDiv{"div", BinaryOp::Div, DTypeRule::ToFloat};
-constexpr BinarySpec kDivTrunc{"div", BinaryOp::DivTrunc, DTypeRule::NoBool};
-constexpr BinarySpec kDivFloor{"div", BinaryOp::DivFloor, DTypeRule::NoBool};
+constexpr BinarySpec kAdd{"add", BinaryOp::Add, DTypeRule::Promote, "AddBackward0", "AddBackward1", d::same, d::scaled};
+constexpr BinarySpec kSub{"sub", BinaryOp::Sub, DTypeRule::NoBool, "SubBackward0", "SubBackward1", d::same, d::negated};
+constexpr BinarySpec kMul{"mul", BinaryOp::Mul, DTypeRule::Promote, "MulBackward0", "MulBackward1", d::mul_a, d::mul_b, kA | kB};
+constexpr BinarySpec kDiv{"div", BinaryOp::Div, DTypeRule::ToFloat, "DivBackward0", "DivBackward1", d::div_a, d::div_b, kA | kB};
+constexpr BinarySpec kDivTrunc{"div", BinaryOp::DivTrunc, DTypeRule::NoBool, "DivBackward2", "DivBackward3", d::zero, d::zero};
+constexpr BinarySpec kDivFloor{"div", BinaryOp::DivFloor, DTypeRule::NoBool, "DivBackward2", "DivBackward3", d::zero, d::zero};
 constexpr BinarySpec kFloorDivide{"floor_divide", BinaryOp::DivFloor, DTypeRule::NoBool};
-constexpr BinarySpec kRemainder{"remainder", BinaryOp::Remainder, DTypeRule::NoBool};
-constexpr BinarySpec kPow{"pow", BinaryOp::Pow, DTypeRule::NoBool};
-constexpr BinarySpec kAtan2{"atan2", BinaryOp::Atan2, DTypeRule::ToFloat};
-constexpr BinarySpec kMaximum{"maximum", BinaryOp::Maximum, DTypeRule::Promote};
-constexpr BinarySpec kMinimum{"minimum", BinaryOp::Minimum, DTypeRule::Promote};
+constexpr BinarySpec kRemainder{"remainder", BinaryOp::Remainder, DTypeRule::NoBool, "RemainderBackward0", "RemainderBackward1", d::same, d::remainder_b, kA | kB};
+constexpr BinarySpec kPow{"pow", BinaryOp::Pow, DTypeRule::NoBool, "PowBackward1", "PowBackward0", d::pow_a, d::pow_b, kA | kB | kOutput};
+constexpr BinarySpec kAtan2{"atan2", BinaryOp::Atan2, DTypeRule::ToFloat, "Atan2Backward0", "Atan2Backward0", d::atan2_a, d::atan2_b, kA | kB};
+constexpr BinarySpec kMaximum{"maximum", BinaryOp::Maximum, DTypeRule::Promote, "MaximumBackward0", "MaximumBackward0", d::select_a, d::select_b, kA | kB | kOutput};
+constexpr BinarySpec kMinimum{"minimum", BinaryOp::Minimum, DTypeRule::Promote, "MinimumBackward0", "MinimumBackward0", d::select_a, d::select_b, kA | kB | kOutput};
 constexpr BinarySpec kBitwiseAnd{"bitwise_and", BinaryOp::BitwiseAnd, DTypeRule::Integral};
 constexpr BinarySpec kBitwiseOr{"bitwise_or", BinaryOp::BitwiseOr, DTypeRule::Integral};
 constexpr BinarySpec kBitwiseXor{"bitwise_xor", BinaryOp::BitwiseXor, DTypeRule::Integral};
@@ -54,6 +108,39 @@ constexpr BinarySpec kLogicalAnd{"logical_and", BinaryOp::LogicalAnd, DTypeRule:
 constexpr BinarySpec kLogicalOr{"logical_or", BinaryOp::LogicalOr, DTypeRule::Compare};
 constexpr BinarySpec kLogicalXor{"logical_xor", BinaryOp::LogicalXor, DTypeRule::Compare};
 // clang-format on
+
+// The backward node of a binary op. With a number as b, b is kept as that number.
+class BinaryBackward final : public autograd::Node {
+ public:
+  BinaryBackward(const BinarySpec& spec, const Scalar& alpha, std::optional<Scalar> number, ScalarType dtype)
+      : spec_(spec), alpha_(alpha), number_(number), dtype_(dtype) {}
+  std::string name() const override { return number_ ? spec_.scalar_node : spec_.node; }
+  TensorList apply(TensorList&& grads) override {
+    const Tensor& g = grads[0];
+    Tensor x = a.unpack(*this), y = out.unpack(*this);
+    Tensor other = number_ ? scalar_tensor(*number_, dtype_, g.device()) : b.unpack(*this);
+    return {needs_input_grad(0) ? spec_.da(g, x, other, y, alpha_) : Tensor(),
+            needs_input_grad(1) ? spec_.db(g, x, other, y, alpha_) : Tensor()};
+  }
+  void release_saved() override {
+    a.release();
+    b.release();
+    out.release();
+  }
+  autograd::SavedTensor a, b, out;
+
+ private:
+  const BinarySpec& spec_;
+  Scalar alpha_;
+  std::optional<Scalar> number_;
+  ScalarType dtype_;
+};
+
+void save_for_backward(BinaryBackward& node, const BinarySpec& spec, const Tensor& a, const Tensor* b, const Tensor& out) {
+  if (spec.uses & kA) node.a = autograd::SavedTensor(a, false);
+  if ((spec.uses & kB) && b) node.b = autograd::SavedTensor(*b, false);
+  if (spec.uses & kOutput) node.out = autograd::SavedTensor(out, true);
+}
 
 ScalarType compute_dtype(const BinarySpec& spec, ScalarType promoted) {
   switch (spec.rule) {
@@ -117,19 +204,31 @@ Tensor binary(const BinarySpec& spec, const Tensor& a, const Tensor& b, const Sc
            "least two devices, ", a.device().str(), " and ", b.device().str(), "!");
   ScalarType dtype = compute_dtype(spec, result_type(a, b));
   Shape shape = broadcast_shapes(spec.name, a.sizes(), b.sizes());
+  autograd::Record<BinaryBackward> record({spec.node ? &a : nullptr, spec.node ? &b : nullptr}, spec, alpha,
+                                          std::nullopt, dtype);
   Tensor out = elementwise_output(shape, result_dtype(spec, dtype), std::ranges::equal(a.sizes(), shape) ? a : b);
-  return binary_into(spec, out, a, b, dtype, alpha);
+  binary_into(spec, out, a, b, dtype, alpha);
+  record.finish(out);
+  if (record) save_for_backward(*record.node(), spec, a, &b, out);
+  return out;
 }
 
 Tensor binary(const BinarySpec& spec, const Tensor& a, const Scalar& b) {
   ScalarType dtype = compute_dtype(spec, result_type(a, b));
+  autograd::Record<BinaryBackward> record({spec.node ? &a : nullptr}, spec, Scalar(1), b, dtype);
   Tensor out = elementwise_output(a.sizes(), result_dtype(spec, dtype), a);
-  return binary_scalar_into(spec, out, a, b, dtype);
+  binary_scalar_into(spec, out, a, b, dtype);
+  record.finish(out);
+  if (record) save_for_backward(*record.node(), spec, a, nullptr, out);
+  return out;
 }
+
+std::string inplace_name(const BinarySpec& spec) { return std::string(spec.name) + "_"; }
 
 Tensor binary_(const BinarySpec& spec, const Tensor& self, const Tensor& b, const Scalar& alpha = 1) {
   ScalarType dtype = compute_dtype(spec, result_type(self, b));
   check_inplace(spec.name, self, broadcast_shapes(spec.name, self.sizes(), b.sizes()), result_dtype(spec, dtype));
+  if (autograd::records_inplace(self, {&b})) return autograd::assign_inplace(self, binary(spec, self, b, alpha), inplace_name(spec));
   if (result_dtype(spec, dtype) != self.dtype()) return copy_(self, binary(spec, self, b, alpha));
   binary_into(spec, self, self, b, dtype, alpha);
   self.bump_version();
@@ -139,6 +238,7 @@ Tensor binary_(const BinarySpec& spec, const Tensor& self, const Tensor& b, cons
 Tensor binary_(const BinarySpec& spec, const Tensor& self, const Scalar& b) {
   ScalarType dtype = compute_dtype(spec, result_type(self, b));
   check_inplace(spec.name, self, self.sizes(), result_dtype(spec, dtype));
+  if (autograd::records_inplace(self, {})) return autograd::assign_inplace(self, binary(spec, self, b), inplace_name(spec));
   if (result_dtype(spec, dtype) != self.dtype()) return copy_(self, binary(spec, self, b));
   binary_scalar_into(spec, self, self, b, dtype);
   self.bump_version();
@@ -221,82 +321,109 @@ TP_DEFINE_BINARY(logical_or, kLogicalOr)
 TP_DEFINE_BINARY(logical_xor, kLogicalXor)
 #undef TP_DEFINE_BINARY
 
-// pow with a number exponent runs as a unary kernel (x * x for 2, sqrt for 0.5).
 Tensor pow(const Tensor& a, const Tensor& b) { return binary(kPow, a, b); }
 Tensor pow_(const Tensor& a, const Tensor& b) { return binary_(kPow, a, b); }
 
-Tensor pow(const Tensor& a, const Scalar& exponent) {
-  ScalarType dtype = compute_dtype(kPow, result_type(a, exponent));
-  TP_CHECK(is_floating_point(dtype) || exponent.is_floating_point() || exponent.to_int() >= 0,
-           "[pow] Integers to negative integer powers are not allowed.");
-  Tensor out = elementwise_output(a.sizes(), dtype, a);
-  backend(a.device()).unary(UnaryOp::PowScalar, out, to(a, dtype), exponent.to_double());
+namespace {
+
+// lerp, addcmul and addcdiv: out = f(self, a, b; value), gradients for the three tensors.
+using TernaryDerivative = TensorList (*)(const Tensor& g, const Tensor& self, const Tensor& a, const Tensor& b,
+                                         const Scalar& value);
+
+class TernaryBackward final : public autograd::Node {
+ public:
+  TernaryBackward(const char* name, TernaryDerivative derivative, const Scalar& value)
+      : name_(name), derivative_(derivative), value_(value) {}
+  std::string name() const override { return name_; }
+  TensorList apply(TensorList&& grads) override {
+    TensorList out = derivative_(grads[0], self.unpack(*this), a.unpack(*this), b.unpack(*this), value_);
+    for (size_t i = 0; i < out.size(); ++i)
+      if (!needs_input_grad(i)) out[i] = Tensor();
+    return out;
+  }
+  void release_saved() override {
+    self.release();
+    a.release();
+    b.release();
+  }
+  autograd::SavedTensor self, a, b;
+
+ private:
+  const char* name_;
+  TernaryDerivative derivative_;
+  Scalar value_;
+};
+
+TensorList lerp_derivative(const Tensor& g, const Tensor& self, const Tensor& end, const Tensor& w, const Scalar&) {
+  return {mul(g, rsub(w, 1)), mul(g, w), mul(g, sub(end, self))};
+}
+TensorList addcmul_derivative(const Tensor& g, const Tensor&, const Tensor& a, const Tensor& b, const Scalar& v) {
+  return {g, mul(mul(g, b), v), mul(mul(g, a), v)};
+}
+TensorList addcdiv_derivative(const Tensor& g, const Tensor&, const Tensor& a, const Tensor& b, const Scalar& v) {
+  return {g, div(mul(g, v), b), neg(div(mul(mul(g, a), v), mul(b, b)))};
+}
+
+Tensor ternary(const char* op, const char* node, TernaryOp kind, TernaryDerivative derivative, const Tensor& self,
+               const Tensor& a, const Tensor& b, const Scalar& value, ScalarType dtype) {
+  Shape shape = broadcast_shapes(op, broadcast_shapes(op, self.sizes(), a.sizes()), b.sizes());
+  autograd::Record<TernaryBackward> record({&self, &a, &b}, node, derivative, value);
+  Tensor out = elementwise_output(shape, dtype, self);
+  backend(self.device()).ternary(kind, out, expand(to(self, dtype), shape), expand(to(a, dtype), shape),
+                                 expand(to(b, dtype), shape), value);
+  record.finish(out);
+  if (record) {
+    record->self = autograd::SavedTensor(self, false);
+    record->a = autograd::SavedTensor(a, false);
+    record->b = autograd::SavedTensor(b, false);
+  }
   return out;
 }
 
-Tensor pow_(const Tensor& a, const Scalar& exponent) {
-  Tensor result = pow(a, exponent);
-  check_inplace("pow_", a, a.sizes(), result.dtype());
-  return copy_(a, result);
+Tensor assign(const char* op, const Tensor& self, const Tensor& result, std::initializer_list<const Tensor*> inputs) {
+  check_inplace(op, self, result.sizes(), result.dtype());
+  if (autograd::records_inplace(self, inputs)) return autograd::assign_inplace(self, result, op);
+  return copy_(self, result);
 }
 
-Tensor pow(const Scalar& base, const Tensor& exponent) {
-  ScalarType dtype = compute_dtype(kPow, result_type(exponent, base));
-  Tensor out = elementwise_output(exponent.sizes(), dtype, exponent);
-  backend(exponent.device()).unary(UnaryOp::RPowScalar, out, to(exponent, dtype), base.to_double());
-  return out;
-}
+}  // namespace
 
 Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
   TP_CHECK(self.dtype() == end.dtype() && self.dtype() == weight.dtype(), "[lerp] expected dtype ", name(self.dtype()),
            " for `end` and `weight` but got dtypes ", name(end.dtype()), " and ", name(weight.dtype()));
   if (!is_floating_point(self.dtype())) fail_unsupported_dtype("lerp", self.dtype());
-  Shape shape = broadcast_shapes("lerp", broadcast_shapes("lerp", self.sizes(), end.sizes()), weight.sizes());
-  Tensor out = elementwise_output(shape, self.dtype(), self);
-  backend(self.device()).ternary(TernaryOp::Lerp, out, expand(self, shape), expand(end, shape), expand(weight, shape), 1);
-  return out;
+  return ternary("lerp", "LerpBackward1", TernaryOp::Lerp, lerp_derivative, self, end, weight, 1, self.dtype());
 }
 
 Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
   return lerp(self, end, scalar_tensor(weight, self.dtype(), self.device()));
 }
 
-Tensor lerp_(const Tensor& self, const Tensor& end, const Scalar& weight) { return copy_(self, lerp(self, end, weight)); }
-
-namespace {
-
-Tensor pointwise_update(const char* op, TernaryOp kind, const Tensor& self, const Tensor& t1, const Tensor& t2,
-                        const Scalar& value) {
-  ScalarType dtype = ResultType().add(self).add(t1).add(t2).get();
-  if (kind == TernaryOp::AddCDiv)
-    TP_CHECK(is_floating_point(t1.dtype()) || is_floating_point(t2.dtype()), "[addcdiv] Integer division with "
-             "addcdiv is no longer supported, and in a future release addcdiv will perform a true division of "
-             "tensor1 and tensor2.");
-  check_alpha(op, dtype, value);
-  Shape shape = broadcast_shapes(op, broadcast_shapes(op, self.sizes(), t1.sizes()), t2.sizes());
-  Tensor out = elementwise_output(shape, dtype, self);
-  backend(self.device()).ternary(kind, out, expand(to(self, dtype), shape), expand(to(t1, dtype), shape),
-                                 expand(to(t2, dtype), shape), value);
-  return out;
+Tensor lerp_(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  return assign("lerp_", self, lerp(self, end, weight), {&end});
 }
-
-}  // namespace
 
 Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
-  return pointwise_update("addcmul", TernaryOp::AddCMul, self, t1, t2, value);
+  ScalarType dtype = ResultType().add(self).add(t1).add(t2).get();
+  check_alpha("addcmul", dtype, value);
+  return ternary("addcmul", "AddcmulBackward0", TernaryOp::AddCMul, addcmul_derivative, self, t1, t2, value, dtype);
 }
+
 Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
-  return pointwise_update("addcdiv", TernaryOp::AddCDiv, self, t1, t2, value);
+  TP_CHECK(is_floating_point(t1.dtype()) || is_floating_point(t2.dtype()), "[addcdiv] Integer division with "
+           "addcdiv is no longer supported, and in a future release addcdiv will perform a true division of "
+           "tensor1 and tensor2.");
+  ScalarType dtype = ResultType().add(self).add(t1).add(t2).get();
+  check_alpha("addcdiv", dtype, value);
+  return ternary("addcdiv", "AddcdivBackward0", TernaryOp::AddCDiv, addcdiv_derivative, self, t1, t2, value, dtype);
 }
+
 Tensor addcmul_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
-  Tensor r = addcmul(self, t1, t2, value);
-  check_inplace("addcmul_", self, r.sizes(), r.dtype());
-  return copy_(self, r);
+  return assign("addcmul_", self, addcmul(self, t1, t2, value), {&t1, &t2});
 }
+
 Tensor addcdiv_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
-  Tensor r = addcdiv(self, t1, t2, value);
-  check_inplace("addcdiv_", self, r.sizes(), r.dtype());
-  return copy_(self, r);
+  return assign("addcdiv_", self, addcdiv(self, t1, t2, value), {&t1, &t2});
 }
 
 }  // namespace tp

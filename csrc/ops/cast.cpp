@@ -3,12 +3,32 @@
 #include <algorithm>
 #include <numeric>
 
+#include "autograd/record.h"
 #include "dispatch/backend.h"
 #include "ops/elementwise.h"
 
 namespace tp {
 
 namespace {
+
+// Casts are differentiable: the gradient goes back in the input's dtype. Autocast relies on this
+// (its casts are ordinary ops, so fp32 weights get fp32 gradients).
+class ToCopyBackward final : public autograd::Node {
+ public:
+  explicit ToCopyBackward(const Tensor& input) : dtype_(input.dtype()), device_(input.device()) {}
+  std::string name() const override { return "ToCopyBackward0"; }
+  TensorList apply(TensorList&& grads) override { return {to(grads[0], device_, dtype_)}; }
+
+ private:
+  ScalarType dtype_;
+  Device device_;
+};
+
+class CloneBackward final : public autograd::Node {
+ public:
+  std::string name() const override { return "CloneBackward0"; }
+  TensorList apply(TensorList&& grads) override { return {grads[0]}; }
+};
 
 // Strides of t when they describe a dense, non-overlapping layout (some permutation of a
 // contiguous one); an empty result otherwise. New tensors "like" t reuse such a layout, as
@@ -46,6 +66,8 @@ Tensor copy_(const Tensor& self, const Tensor& src) {
   auto shape = try_broadcast_shapes(self.sizes(), src.sizes());
   TP_CHECK(shape && std::ranges::equal(*shape, self.sizes()), "[copy_] the source of shape ", to_string(src.sizes()),
            " cannot be broadcast to the destination's shape ", to_string(self.sizes()));
+  if (autograd::records_inplace(self, {&src}))
+    return autograd::assign_inplace(self, to(expand(src, self.sizes()), self.device(), self.dtype(), true), "copy_");
   Tensor source = expand(src, self.sizes());
   // An input that overlaps the output in any other way than exactly would be read after it is
   // overwritten; copy it aside first.
@@ -60,12 +82,16 @@ Tensor copy_(const Tensor& self, const Tensor& src) {
 
 Tensor fill_(const Tensor& self, const Scalar& value) {
   check_fits("fill_", value, self.dtype());
+  if (autograd::records_inplace(self, {})) return autograd::assign_inplace(self, full_like(self, value), "fill_");
   backend(self.device()).fill(self, value);
   self.bump_version();
   return self;
 }
 
-Tensor zero_(const Tensor& self) { return fill_(self, 0); }
+Tensor zero_(const Tensor& self) {
+  if (autograd::records_inplace(self, {})) return autograd::assign_inplace(self, zeros_like(self), "zero_");
+  return fill_(self, 0);
+}
 
 Tensor to(const Tensor& t, ScalarType dtype, bool copy) { return to(t, t.device(), dtype, copy); }
 
@@ -73,21 +99,27 @@ Tensor to(const Tensor& t, Device device, OptionalDType dtype, bool copy) {
   device = device.with_index();
   ScalarType target = dtype.value_or(t.dtype());
   if (!copy && target == t.dtype() && device == t.device()) return t;
+  autograd::Record<ToCopyBackward> record({&t}, t);
   Tensor out = empty_preserving_layout(t, target, device);
   TP_CHECK(device == t.device(), "[to] copies between ", t.device().str(), " and ", device.str(),
            " are not supported by this build");
-  return copy_(out, t);
+  copy_(out, t);
+  return record.finish(out);
 }
 
 Tensor contiguous(const Tensor& t) {
   if (t.is_contiguous()) return t;
+  autograd::Record<CloneBackward> record({&t});
   Tensor out = empty(t.sizes(), t.dtype(), t.device());
-  return copy_(out, t);
+  copy_(out, t);
+  return record.finish(out);
 }
 
 Tensor clone(const Tensor& t) {
+  autograd::Record<CloneBackward> record({&t});
   Tensor out = empty_preserving_layout(t, t.dtype(), t.device());
-  return copy_(out, t);
+  copy_(out, t);
+  return record.finish(out);
 }
 
 Tensor empty_like(const Tensor& t, OptionalDType dtype) {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "autograd/grad_mode.h"
 #include "dispatch/backend.h"
 #include "ops/elementwise.h"
 
@@ -45,8 +46,10 @@ Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, OptionalDType dtype
   TP_CHECK(!overflow, "[empty] Storage size calculation overflowed with sizes=", to_string(sizes));
   device = device.with_index();
   auto storage = Storage::make(allocate(device, static_cast<size_t>(nbytes)), static_cast<size_t>(nbytes), device);
-  return Tensor(intrusive_ptr<TensorImpl>::make(std::move(storage), t, Shape(sizes.begin(), sizes.end()),
-                                                Shape(strides.begin(), strides.end()), 0));
+  auto impl = intrusive_ptr<TensorImpl>::make(std::move(storage), t, Shape(sizes.begin(), sizes.end()),
+                                              Shape(strides.begin(), strides.end()), 0);
+  impl->set_inference(is_inference_mode_enabled());
+  return Tensor(std::move(impl));
 }
 
 Tensor empty(IntArrayRef sizes, OptionalDType dtype, Device device) {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "autograd/record.h"
 #include "dispatch/backend.h"
 #include "ops/elementwise.h"
 
@@ -111,27 +112,83 @@ Tensor batch_major(const Tensor& x, const AdvancedIndex& plan) {
 
 }  // namespace
 
-Tensor index(const Tensor& t, const std::vector<std::optional<Tensor>>& indices) {
-  AdvancedIndex plan = plan_advanced_index("index", t, indices);
-  Tensor out = empty(plan.result, t.dtype(), t.device());
-  backend(t.device()).index_gather(batch_major(out, plan), plan.rows, plan.offsets);
-  return out;
-}
+namespace {
 
-Tensor index_put_(const Tensor& t, const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {
+using Indices = std::vector<std::optional<Tensor>>;
+
+// Advanced indexing picks elements; its gradient puts the incoming one back where they came from
+// (accumulating where an index repeats).
+class IndexBackward final : public autograd::Node {
+ public:
+  IndexBackward(const Tensor& input, Indices indices)
+      : sizes_(input.sizes().begin(), input.sizes().end()), indices_(std::move(indices)) {}
+  std::string name() const override { return "IndexBackward0"; }
+  TensorList apply(TensorList&& grads) override {
+    return {index_put(zeros(sizes_, grads[0].dtype(), grads[0].device()), indices_, grads[0], true)};
+  }
+
+ private:
+  Shape sizes_;
+  Indices indices_;
+};
+
+class IndexPutBackward final : public autograd::Node {
+ public:
+  IndexPutBackward(Indices indices, const Tensor& values, bool accumulate)
+      : indices_(std::move(indices)), value_sizes_(values.sizes().begin(), values.sizes().end()), accumulate_(accumulate) {}
+  std::string name() const override { return "IndexPutBackward0"; }
+  TensorList apply(TensorList&& grads) override {
+    const Tensor& g = grads[0];
+    // Overwritten elements pass no gradient to the tensor; accumulated ones do.
+    Tensor self = accumulate_ ? g : index_put(g, indices_, zeros({}, g.dtype(), g.device()), false);
+    return {self, sum_to_size(tp::index(g, indices_), value_sizes_)};
+  }
+
+ private:
+  Indices indices_;
+  Shape value_sizes_;
+  bool accumulate_;
+};
+
+// The raw write behind index_put_ and index_put: no autograd, no checks of self.
+void write_index(const Tensor& t, const Indices& indices, const Tensor& values, bool accumulate) {
   TP_CHECK(values.dtype() == t.dtype(), "[index_put_] Index put requires the source and destination dtypes match, got ",
            name(t.dtype()), " for the destination and ", name(values.dtype()), " for the source.");
   AdvancedIndex plan = plan_advanced_index("index_put_", t, indices);
   Tensor source = values;
   if (!std::ranges::equal(source.sizes(), plan.result)) {
-    TP_CHECK(source.dim() <= static_cast<int64_t>(plan.result.size()), "[index_put_] shape mismatch: value tensor of shape ",
-             to_string(values.sizes()), " cannot be broadcast to indexing result of shape ", to_string(plan.result));
+    TP_CHECK(source.dim() <= static_cast<int64_t>(plan.result.size()), "[index_put_] shape mismatch: value tensor of "
+             "shape ", to_string(values.sizes()), " cannot be broadcast to indexing result of shape ",
+             to_string(plan.result));
     source = expand(source, plan.result);
   }
   // A batch flattened through expanded (stride 0) dims needs real storage to walk.
   Tensor rows_of_values = batch_major(contiguous(unaliased(source, t)), plan);
   backend(t.device()).index_put(plan.rows, plan.offsets, rows_of_values, accumulate);
   t.bump_version();
+}
+
+}  // namespace
+
+Tensor index(const Tensor& t, const Indices& indices) {
+  autograd::Record<IndexBackward> record({&t}, t, indices);
+  AdvancedIndex plan = plan_advanced_index("index", t, indices);
+  Tensor out = empty(plan.result, t.dtype(), t.device());
+  backend(t.device()).index_gather(batch_major(out, plan), plan.rows, plan.offsets);
+  return record.finish(out);
+}
+
+Tensor index_put(const Tensor& t, const Indices& indices, const Tensor& values, bool accumulate) {
+  autograd::Record<IndexPutBackward> record({&t, &values}, indices, values, accumulate);
+  Tensor out = clone(t);
+  write_index(out, indices, values, accumulate);
+  return record.finish(out);
+}
+
+Tensor index_put_(const Tensor& t, const Indices& indices, const Tensor& values, bool accumulate) {
+  if (autograd::records_inplace(t, {&values}))
+    return autograd::assign_inplace(t, index_put(t, indices, values, accumulate), "index_put_");
+  write_index(t, indices, values, accumulate);
   return t;
 }
 
@@ -175,60 +232,126 @@ void check_gather_shapes(const char* op, const Tensor& t, int64_t dim, const Ten
 
 }  // namespace
 
+namespace {
+
+class GatherBackward final : public autograd::Node {
+ public:
+  GatherBackward(const Tensor& input, int64_t dim, Tensor index)
+      : sizes_(input.sizes().begin(), input.sizes().end()), dim_(dim), index_(std::move(index)) {}
+  std::string name() const override { return "GatherBackward0"; }
+  TensorList apply(TensorList&& grads) override {
+    return {scatter_add(zeros(sizes_, grads[0].dtype(), grads[0].device()), dim_, index_, grads[0])};
+  }
+
+ private:
+  Shape sizes_;
+  int64_t dim_;
+  Tensor index_;
+};
+
+// scatter (overwrite): the overwritten elements pass nothing to self, src gets what lands on it.
+// scatter_add: self passes the gradient through, src gets what lands on it.
+class ScatterBackward final : public autograd::Node {
+ public:
+  ScatterBackward(const char* name, int64_t dim, Tensor index, bool add)
+      : name_(name), dim_(dim), index_(std::move(index)), add_(add) {}
+  std::string name() const override { return name_; }
+  TensorList apply(TensorList&& grads) override {
+    const Tensor& g = grads[0];
+    Tensor self = add_ ? g : scatter(g, dim_, index_, 0);
+    return {self, needs_input_grad(1) ? gather(g, dim_, index_) : Tensor()};
+  }
+
+ private:
+  const char* name_;
+  int64_t dim_;
+  Tensor index_;
+  bool add_;
+};
+
+void write_scatter(const char* op, const Tensor& t, int64_t d, const Tensor& index, const Tensor& src,
+                   ScatterReduce reduce) {
+  TP_CHECK(src.dtype() == t.dtype(), "[", op, "] Expected self.dtype to be equal to src.dtype, got ", name(t.dtype()),
+           " and ", name(src.dtype()));
+  check_gather_shapes(op, t, d, index, &src);
+  if (index.numel()) backend(t.device()).scatter(t, d, index, unaliased(src, t), reduce);
+  t.bump_version();
+}
+
+Tensor scatter_op(const char* op, const char* node, const Tensor& t, int64_t dim, const Tensor& index,
+                  const Tensor& src, bool add) {
+  int64_t d = wrap_dim(op, dim, t.dim());
+  autograd::Record<ScatterBackward> record({&t, &src}, node, d, index, add);
+  Tensor out = clone(t);
+  write_scatter(op, out, d, index, src, add ? ScatterReduce::Add : ScatterReduce::None);
+  return record.finish(out);
+}
+
+}  // namespace
+
 Tensor gather(const Tensor& t, int64_t dim, const Tensor& index) {
   int64_t d = wrap_dim("gather", dim, t.dim());
   check_gather_shapes("gather", t, d, index, nullptr);
+  autograd::Record<GatherBackward> record({&t}, t, d, index);
   Tensor out = empty(index.sizes(), t.dtype(), t.device());
   if (index.numel()) backend(t.device()).gather(out, t, d, index);
-  return out;
-}
-
-Tensor scatter_(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
-  TP_CHECK(src.dtype() == t.dtype(), "[scatter_] Expected self.dtype to be equal to src.dtype, got ", name(t.dtype()),
-           " and ", name(src.dtype()));
-  int64_t d = wrap_dim("scatter_", dim, t.dim());
-  check_gather_shapes("scatter_", t, d, index, &src);
-  if (index.numel()) backend(t.device()).scatter(t, d, index, unaliased(src, t), ScatterReduce::None);
-  t.bump_version();
-  return t;
-}
-
-Tensor scatter_(const Tensor& t, int64_t dim, const Tensor& index, const Scalar& value) {
-  return scatter_(t, dim, index, expand(scalar_tensor(value, t.dtype(), t.device()), index.sizes()));
-}
-
-Tensor scatter_add_(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
-  TP_CHECK(src.dtype() == t.dtype(), "[scatter_add_] Expected self.dtype to be equal to src.dtype, got ",
-           name(t.dtype()), " and ", name(src.dtype()));
-  int64_t d = wrap_dim("scatter_add_", dim, t.dim());
-  check_gather_shapes("scatter_add_", t, d, index, &src);
-  if (index.numel()) backend(t.device()).scatter(t, d, index, unaliased(src, t), ScatterReduce::Add);
-  t.bump_version();
-  return t;
+  return record.finish(out);
 }
 
 Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
-  Tensor out = clone(t);
-  return scatter_(out, dim, index, src);
+  return scatter_op("scatter", "ScatterBackward0", t, dim, index, src, false);
 }
 Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, const Scalar& value) {
-  Tensor out = clone(t);
-  return scatter_(out, dim, index, value);
+  Tensor src = expand(scalar_tensor(value, t.dtype(), t.device()), index.sizes());
+  return scatter_op("scatter", "ScatterBackward1", t, dim, index, src, false);
 }
 Tensor scatter_add(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
-  Tensor out = clone(t);
-  return scatter_add_(out, dim, index, src);
+  return scatter_op("scatter_add", "ScatterAddBackward0", t, dim, index, src, true);
 }
+
+Tensor scatter_(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
+  if (autograd::records_inplace(t, {&src})) return autograd::assign_inplace(t, scatter(t, dim, index, src), "scatter_");
+  write_scatter("scatter_", t, wrap_dim("scatter_", dim, t.dim()), index, src, ScatterReduce::None);
+  return t;
+}
+Tensor scatter_(const Tensor& t, int64_t dim, const Tensor& index, const Scalar& value) {
+  return scatter_(t, dim, index, expand(scalar_tensor(value, t.dtype(), t.device()), index.sizes()));
+}
+Tensor scatter_add_(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
+  if (autograd::records_inplace(t, {&src}))
+    return autograd::assign_inplace(t, scatter_add(t, dim, index, src), "scatter_add_");
+  write_scatter("scatter_add_", t, wrap_dim("scatter_add_", dim, t.dim()), index, src, ScatterReduce::Add);
+  return t;
+}
+
+namespace {
+
+class WhereBackward final : public autograd::Node {
+ public:
+  explicit WhereBackward(Tensor cond) : cond_(std::move(cond)) {}
+  std::string name() const override { return "WhereBackward0"; }
+  TensorList apply(TensorList&& grads) override {
+    const Tensor& g = grads[0];
+    return {Tensor(), needs_input_grad(1) ? where(cond_, g, 0.0) : Tensor(),
+            needs_input_grad(2) ? where(cond_, 0.0, g) : Tensor()};
+  }
+
+ private:
+  Tensor cond_;
+};
+
+}  // namespace
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   TP_CHECK(cond.dtype() == ScalarType::Bool, "[where] expected condition to be a boolean tensor, but got a tensor "
            "with dtype ", name(cond.dtype()));
   ScalarType dtype = result_type(a, b);
   Shape shape = broadcast_shapes("where", broadcast_shapes("where", cond.sizes(), a.sizes()), b.sizes());
+  autograd::Record<WhereBackward> record({nullptr, &a, &b}, cond);
   Tensor out = elementwise_output(shape, dtype, a);
   backend(a.device()).ternary(TernaryOp::Where, out, expand(cond, shape), expand(to(a, dtype), shape),
                               expand(to(b, dtype), shape), 0);
-  return out;
+  return record.finish(out);
 }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b) {
@@ -242,12 +365,35 @@ Tensor where(const Tensor& cond, const Scalar& a, const Scalar& b) {
   return where(cond, scalar_tensor(a, dtype, cond.device()), scalar_tensor(b, dtype, cond.device()));
 }
 
-Tensor masked_fill_(const Tensor& t, const Tensor& mask, const Tensor& value) {
-  TP_CHECK(mask.dtype() == ScalarType::Bool, "[masked_fill_] only supports boolean masks, but got mask with dtype ",
+namespace {
+
+void check_mask(const char* op, const Tensor& mask, const Tensor& value) {
+  TP_CHECK(mask.dtype() == ScalarType::Bool, "[", op, "] only supports boolean masks, but got mask with dtype ",
            name(mask.dtype()));
-  TP_CHECK(value.dim() == 0, "[masked_fill_] only supports a 0-dimensional value tensor, but got tensor with ",
+  TP_CHECK(value.dim() == 0, "[", op, "] only supports a 0-dimensional value tensor, but got tensor with ",
            value.dim(), " dimension(s).");
-  broadcast_shapes("masked_fill_", t.sizes(), mask.sizes());
+}
+
+}  // namespace
+
+// masked_fill is `where` with the value in the tensor's dtype, and differentiates as such.
+Tensor masked_fill(const Tensor& t, const Tensor& mask, const Tensor& value) {
+  check_mask("masked_fill", mask, value);
+  TP_CHECK(try_broadcast_shapes(t.sizes(), mask.sizes()).has_value(), "[masked_fill] mask of shape ",
+           to_string(mask.sizes()), " cannot be broadcast with the tensor's shape ", to_string(t.sizes()));
+  return where(mask, to(value, t.dtype()), t);
+}
+
+Tensor masked_fill(const Tensor& t, const Tensor& mask, const Scalar& value) {
+  return masked_fill(t, mask, scalar_tensor(value, t.dtype(), t.device()));
+}
+
+Tensor masked_fill_(const Tensor& t, const Tensor& mask, const Tensor& value) {
+  check_mask("masked_fill_", mask, value);
+  auto shape = try_broadcast_shapes(t.sizes(), mask.sizes());
+  TP_CHECK(shape && std::ranges::equal(*shape, t.sizes()), "[masked_fill_] mask of shape ", to_string(mask.sizes()),
+           " cannot be broadcast to the tensor's shape ", to_string(t.sizes()));
+  if (autograd::records_inplace(t, {&value})) return autograd::assign_inplace(t, masked_fill(t, mask, value), "masked_fill_");
   backend(t.device()).ternary(TernaryOp::Where, t, expand(mask, t.sizes()), expand(to(value, t.dtype()), t.sizes()), t, 0);
   t.bump_version();
   return t;
@@ -255,16 +401,6 @@ Tensor masked_fill_(const Tensor& t, const Tensor& mask, const Tensor& value) {
 
 Tensor masked_fill_(const Tensor& t, const Tensor& mask, const Scalar& value) {
   return masked_fill_(t, mask, scalar_tensor(value, t.dtype(), t.device()));
-}
-
-Tensor masked_fill(const Tensor& t, const Tensor& mask, const Tensor& value) {
-  Shape shape = broadcast_shapes("masked_fill", t.sizes(), mask.sizes());
-  Tensor out = clone(expand(t, shape));
-  return masked_fill_(out, mask, value);
-}
-
-Tensor masked_fill(const Tensor& t, const Tensor& mask, const Scalar& value) {
-  return masked_fill(t, mask, scalar_tensor(value, t.dtype(), t.device()));
 }
 
 Tensor nonzero(const Tensor& t) { return backend(t.device()).nonzero(t); }

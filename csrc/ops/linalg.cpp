@@ -1,6 +1,9 @@
-// Matrix products. Every product runs on the backend's batched gemm: out[b] = beta * out[b] +
-// alpha * a[b] @ b[b]. matmul is a composite that reshapes its operands into that form.
+// Matrix products. mm, bmm, addmm and baddbmm run on the backend's batched gemm (out[b] =
+// beta * out[b] + alpha * a[b] @ b[b]) and have backward nodes; dot, mv, outer and matmul are
+// composites that reshape their operands into those.
 
+#include "autograd/record.h"
+#include "autograd/saved_tensor.h"
 #include "dispatch/backend.h"
 #include "ops/ops.h"
 
@@ -30,9 +33,56 @@ Tensor batched_gemm(const Tensor& out, const Tensor& a, const Tensor& b, const S
   return out;
 }
 
-Tensor product(const char* op, const Tensor& a3, const Tensor& b3) {
+Tensor product(const Tensor& a3, const Tensor& b3) {
   Tensor out = empty({a3.size(0), a3.size(1), b3.size(2)}, a3.dtype(), a3.device());
   return batched_gemm(out, a3, b3, 0, 1);
+}
+
+// d(beta * self + alpha * a @ b): beta * g for self, alpha * g @ b^T for a, alpha * a^T @ g for b.
+// `batched` says whether the operands are [batch, rows, cols] (bmm) or matrices (mm).
+class MatmulBackward final : public autograd::Node {
+ public:
+  MatmulBackward(const char* name, bool batched, bool has_self, const Scalar& beta, const Scalar& alpha)
+      : name_(name), batched_(batched), has_self_(has_self), beta_(beta), alpha_(alpha) {}
+  std::string name() const override { return name_; }
+  TensorList apply(TensorList&& grads) override {
+    const Tensor& g = grads[0];
+    auto multiply = [this](const Tensor& x, const Tensor& y) { return batched_ ? bmm(x, y) : mm(x, y); };
+    auto transposed = [](const Tensor& x) { return transpose(x, -2, -1); };
+    auto scaled = [](const Tensor& x, const Scalar& s) { return s.to_double() == 1 ? x : mul(x, s); };
+    TensorList out;
+    size_t i = 0;
+    if (has_self_) out.push_back(needs_input_grad(i++) ? scaled(g, beta_) : Tensor());
+    out.push_back(needs_input_grad(i++) ? scaled(multiply(g, transposed(b.unpack(*this))), alpha_) : Tensor());
+    out.push_back(needs_input_grad(i++) ? scaled(multiply(transposed(a.unpack(*this)), g), alpha_) : Tensor());
+    return out;
+  }
+  void release_saved() override {
+    a.release();
+    b.release();
+  }
+  autograd::SavedTensor a, b;
+
+ private:
+  const char* name_;
+  bool batched_, has_self_;
+  Scalar beta_, alpha_;
+};
+
+// Records a product node for (self,) a, b; saves each operand the other's gradient needs.
+template <class Forward>
+Tensor recorded_product(const char* name, bool batched, const Tensor* self, const Tensor& a, const Tensor& b,
+                        const Scalar& beta, const Scalar& alpha, Forward forward) {
+  std::vector<const Tensor*> inputs;
+  if (self) inputs.push_back(self);
+  inputs.insert(inputs.end(), {&a, &b});
+  autograd::Record<MatmulBackward> record(inputs, name, batched, self != nullptr, beta, alpha);
+  Tensor out = record.finish(forward());
+  if (record) {
+    if (autograd::requires_grad(b)) record->a = autograd::SavedTensor(a, false);
+    if (autograd::requires_grad(a)) record->b = autograd::SavedTensor(b, false);
+  }
+  return out;
 }
 
 }  // namespace
@@ -42,7 +92,9 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   check_dims("mm", b, 2, "mat2");
   check_same_dtype("mm", a, b);
   if (a.size(1) != b.size(0)) fail_shapes("mm", a, b);
-  return squeeze(product("mm", unsqueeze(a, 0), unsqueeze(b, 0)), IntArrayRef{0});
+  return recorded_product("MmBackward0", false, nullptr, a, b, 0, 1, [&] {
+    return squeeze(product(unsqueeze(a, 0), unsqueeze(b, 0)), {0});
+  });
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
@@ -52,7 +104,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   TP_CHECK(a.size(0) == b.size(0), "[bmm] batch1 and batch2 must have same number of batches, got ", a.size(0),
            " and ", b.size(0));
   if (a.size(2) != b.size(1)) fail_shapes("bmm", a, b);
-  return product("bmm", a, b);
+  return recorded_product("BmmBackward0", true, nullptr, a, b, 0, 1, [&] { return product(a, b); });
 }
 
 Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) {
@@ -61,10 +113,12 @@ Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar&
   check_same_dtype("addmm", a, b);
   check_same_dtype("addmm", self, a);
   if (a.size(1) != b.size(0)) fail_shapes("addmm", a, b);
-  Tensor out = empty({1, a.size(0), b.size(1)}, a.dtype(), a.device());
-  if (beta.to_double() != 0) copy_(out, expand(self, out.sizes().subspan(1)));
-  batched_gemm(out, unsqueeze(a, 0), unsqueeze(b, 0), beta, alpha);
-  return squeeze(out, IntArrayRef{0});
+  return recorded_product("AddmmBackward0", false, &self, a, b, beta, alpha, [&] {
+    Tensor out = empty({1, a.size(0), b.size(1)}, a.dtype(), a.device());
+    if (beta.to_double() != 0) copy_(out, expand(self, out.sizes().subspan(1)));
+    batched_gemm(out, unsqueeze(a, 0), unsqueeze(b, 0), beta, alpha);
+    return squeeze(out, {0});
+  });
 }
 
 Tensor baddbmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) {
@@ -75,9 +129,11 @@ Tensor baddbmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scala
   TP_CHECK(a.size(0) == b.size(0), "[baddbmm] batch1 and batch2 must have same number of batches, got ", a.size(0),
            " and ", b.size(0));
   if (a.size(2) != b.size(1)) fail_shapes("baddbmm", a, b);
-  Tensor out = empty({a.size(0), a.size(1), b.size(2)}, a.dtype(), a.device());
-  if (beta.to_double() != 0) copy_(out, expand(self, out.sizes()));
-  return batched_gemm(out, a, b, beta, alpha);
+  return recorded_product("BaddbmmBackward0", true, &self, a, b, beta, alpha, [&] {
+    Tensor out = empty({a.size(0), a.size(1), b.size(2)}, a.dtype(), a.device());
+    if (beta.to_double() != 0) copy_(out, expand(self, out.sizes()));
+    return batched_gemm(out, a, b, beta, alpha);
+  });
 }
 
 Tensor dot(const Tensor& a, const Tensor& b) {
@@ -88,7 +144,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
            "] and src [", b.size(0), "] to have the same number of elements, but got ", a.size(0), " and ",
            b.size(0), " elements respectively");
   if (a.dtype() == ScalarType::Bool) fail_unsupported_dtype("dot", a.dtype());
-  return reshape(product("dot", view(a, IntArrayRef{1, 1, -1}), view(b, IntArrayRef{1, -1, 1})), {});
+  return reshape(mm(view(a, {1, -1}), view(b, {-1, 1})), {});
 }
 
 Tensor mv(const Tensor& a, const Tensor& b) {
@@ -96,7 +152,7 @@ Tensor mv(const Tensor& a, const Tensor& b) {
   check_dims("mv", b, 1, "vec");
   check_same_dtype("mv", a, b);
   if (a.size(1) != b.size(0)) fail_shapes("mv", a, b);
-  return reshape(product("mv", unsqueeze(a, 0), view(b, IntArrayRef{1, -1, 1})), IntArrayRef{a.size(0)});
+  return reshape(mm(a, view(b, {-1, 1})), {a.size(0)});
 }
 
 Tensor outer(const Tensor& a, const Tensor& b) {
@@ -145,8 +201,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   x_shape.insert(x_shape.end(), {m, k});
   y_shape.insert(y_shape.end(), {k, n});
   int64_t count = numel(batch);
-  Tensor out = product("matmul", reshape(expand(x, x_shape), IntArrayRef{count, m, k}),
-                       reshape(expand(y, y_shape), IntArrayRef{count, k, n}));
+  Tensor out = bmm(reshape(expand(x, x_shape), {count, m, k}), reshape(expand(y, y_shape), {count, k, n}));
   Shape out_shape = batch;
   if (a.dim() > 1) out_shape.push_back(m);
   if (b.dim() > 1) out_shape.push_back(n);

@@ -89,7 +89,9 @@ Tensor flip(const Tensor& t, IntArrayRef dims);
 // Advanced indexing: one optional index tensor per leading dim (int64 or bool); None keeps the dim.
 Tensor index(const Tensor& t, const std::vector<std::optional<Tensor>>& indices);
 Tensor index_put_(const Tensor& t, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
-                   bool accumulate = false);
+                  bool accumulate = false);
+Tensor index_put(const Tensor& t, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+                 bool accumulate = false);
 Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index);
 Tensor gather(const Tensor& t, int64_t dim, const Tensor& index);
 Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src);
@@ -167,6 +169,8 @@ Tensor lerp_(const Tensor& self, const Tensor& end, const Scalar& weight);
 
 // ---- reduce.cpp: `dims` empty means every dim ----
 Tensor sum(const Tensor& t, IntArrayRef dims = {}, bool keepdim = false, OptionalDType dtype = {});
+// Sums a broadcast tensor back down to `shape` (the gradient of expand).
+Tensor sum_to_size(const Tensor& t, IntArrayRef shape);
 Tensor mean(const Tensor& t, IntArrayRef dims = {}, bool keepdim = false, OptionalDType dtype = {});
 Tensor prod(const Tensor& t, std::optional<int64_t> dim = {}, bool keepdim = false, OptionalDType dtype = {});
 Tensor amax(const Tensor& t, IntArrayRef dims = {}, bool keepdim = false);

@@ -1,8 +1,11 @@
-// Reductions, scans and softmax.
+// Reductions, scans and softmax, with their backward nodes. var, std, norm, logsumexp and mean
+// are composites: their gradients come from the primitives they are written with.
 
 #include <cmath>
 #include <limits>
 
+#include "autograd/record.h"
+#include "autograd/saved_tensor.h"
 #include "dispatch/backend.h"
 #include "ops/ops.h"
 
@@ -22,14 +25,122 @@ Shape reduced_shape(const Tensor& t, const std::vector<bool>& mask, bool keepdim
 
 Shape kept_dims_shape(const Tensor& t, const std::vector<bool>& mask) { return reduced_shape(t, mask, true); }
 
-// Runs a reduction kernel writing `out_dtype`, on `in` already in the right input dtype.
-Tensor run_reduce(const char* op, ReduceOp kind, const Tensor& in, IntArrayRef dims, bool keepdim, ScalarType out_dtype) {
-  std::vector<bool> mask = dim_mask(op, dims, in.dim());
-  Tensor out = empty(kept_dims_shape(in, mask), out_dtype, in.device());
-  if (in.numel() == 0 && (kind == ReduceOp::Max || kind == ReduceOp::Min)) {
-    TP_CHECK(out.numel() == 0, "[", op, "] Expected reduction dim to be specified for input.numel() == 0. Specify "
-             "the reduction dim with the 'dim' argument.");
+// ---- Backward ----
+// A reduction's gradient flows back to every element it reduced: the reduced dims are restored
+// (with size 1) and expanded to the input's shape.
+struct Reduction {
+  Shape input_shape;
+  std::vector<bool> mask;
+  bool keepdim;
+
+  Reduction(const Tensor& input, const std::vector<bool>& m, bool k)
+      : input_shape(input.sizes().begin(), input.sizes().end()), mask(m), keepdim(k) {}
+  Shape kept() const {
+    Shape shape = input_shape;
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (mask[d]) shape[d] = 1;
+    return shape;
   }
+  Tensor with_kept_dims(const Tensor& reduced) const { return keepdim ? reduced : reshape(reduced, kept()); }
+  Tensor spread(const Tensor& g) const { return expand(with_kept_dims(g), input_shape); }
+  Shape dims() const {
+    Shape dims;
+    for (size_t d = 0; d < mask.size(); ++d)
+      if (mask[d]) dims.push_back(static_cast<int64_t>(d));
+    return dims;
+  }
+};
+
+class SumBackward final : public autograd::Node {
+ public:
+  SumBackward(const char* name, Reduction r) : name_(name), r_(std::move(r)) {}
+  std::string name() const override { return name_; }
+  TensorList apply(TensorList&& grads) override { return {r_.spread(grads[0])}; }
+
+ private:
+  const char* name_;
+  Reduction r_;
+};
+
+// The product of all other elements along `dim`, without dividing (so zeros are exact):
+// exclusive products from the left times exclusive products from the right.
+Tensor product_of_others(const Tensor& x, int64_t dim) {
+  const int64_t n = x.size(dim);
+  if (n == 1) return ones_like(x);
+  Tensor one = ones_like(narrow(x, dim, 0, 1));
+  Tensor left = cat({one, narrow(cumprod(x, dim), dim, 0, n - 1)}, dim);
+  Tensor right = flip(cat({one, narrow(cumprod(flip(x, {dim}), dim), dim, 0, n - 1)}, dim), {dim});
+  return mul(left, right);
+}
+
+class ProdBackward final : public autograd::Node {
+ public:
+  ProdBackward(const char* name, Reduction r) : name_(name), r_(std::move(r)) {}
+  std::string name() const override { return name_; }
+  TensorList apply(TensorList&& grads) override {
+    Tensor x = input.unpack(*this);
+    Shape dims = r_.dims();
+    if (dims.size() == 1) return {mul(r_.spread(grads[0]), product_of_others(x, dims[0]))};
+    Tensor flat = reshape(x, {-1});
+    return {mul(r_.spread(grads[0]), reshape(product_of_others(flat, 0), x.sizes()))};
+  }
+  void release_saved() override { input.release(); }
+  autograd::SavedTensor input;
+
+ private:
+  const char* name_;
+  Reduction r_;
+};
+
+// amax/amin and the full max()/min(): the gradient is shared evenly by the elements that tie
+// for the extreme.
+class ExtremeBackward final : public autograd::Node {
+ public:
+  ExtremeBackward(const char* name, Reduction r) : name_(name), r_(std::move(r)) {}
+  std::string name() const override { return name_; }
+  TensorList apply(TensorList&& grads) override {
+    Tensor x = input.unpack(*this);
+    Tensor hits = eq(x, expand(r_.with_kept_dims(output.unpack(*this)), x.sizes()));
+    Tensor count = sum(hits, r_.dims(), true);
+    return {div(mul(r_.spread(grads[0]), hits), count)};
+  }
+  void release_saved() override {
+    input.release();
+    output.release();
+  }
+  autograd::SavedTensor input, output;
+
+ private:
+  const char* name_;
+  Reduction r_;
+};
+
+// max/min along a dim: the gradient goes to the element whose index was returned.
+class SelectedBackward final : public autograd::Node {
+ public:
+  SelectedBackward(const char* name, Reduction r, int64_t dim) : name_(name), r_(std::move(r)), dim_(dim) {}
+  std::string name() const override { return name_; }
+  TensorList apply(TensorList&& grads) override {
+    Tensor zero = zeros(r_.input_shape, grads[0].dtype(), grads[0].device());
+    return {scatter(zero, dim_, r_.with_kept_dims(indices), r_.with_kept_dims(grads[0]))};
+  }
+  Tensor indices;  // not differentiable, so kept as is
+
+ private:
+  const char* name_;
+  Reduction r_;
+  int64_t dim_;
+};
+
+
+// Runs a reduction kernel writing `out_dtype`. A 16-bit float input reduced into float32 is read
+// as is; any other dtype change converts the input first.
+Tensor run_reduce(const char* op, ReduceOp kind, const Tensor& t, const std::vector<bool>& mask, bool keepdim,
+                  ScalarType out_dtype) {
+  bool direct = out_dtype == t.dtype() || out_dtype == ScalarType::Bool ||
+                (is_reduced_float(t.dtype()) && out_dtype == ScalarType::Float32);
+  Tensor in = direct ? t : to(t, out_dtype);
+  Tensor out = empty(kept_dims_shape(in, mask), out_dtype, in.device());
   backend(in.device()).reduce(kind, out, in, mask);
   return keepdim ? out : view(out, reduced_shape(in, mask, false));
 }
@@ -40,58 +151,87 @@ ScalarType accumulation_dtype(const Tensor& t, OptionalDType dtype) {
   return is_floating_point(t.dtype()) ? t.dtype() : ScalarType::Int64;
 }
 
-// A 16-bit float input reduced into float32 is read as is; any other change converts first.
-Tensor sum_like(const char* op, ReduceOp kind, const Tensor& t, IntArrayRef dims, bool keepdim, ScalarType out) {
-  bool direct = out == t.dtype() || (is_reduced_float(t.dtype()) && out == ScalarType::Float32);
-  return run_reduce(op, kind, direct ? t : to(t, out), dims, keepdim, out);
-}
-
 void check_floating(const char* op, const Tensor& t, const char* what) {
   TP_CHECK(is_floating_point(t.dtype()), "[", op, "] ", what, " Got ", name(t.dtype()));
 }
 
-Tensor extreme(const char* op, ReduceOp kind, const Tensor& t, IntArrayRef dims, bool keepdim) {
-  TP_CHECK_INDEX(t.numel() > 0 || !dims.empty(), "[", op, "] Expected reduction dim to be specified for input.numel() == 0.");
-  for (int64_t d : dims)
-    TP_CHECK_INDEX(t.dim() == 0 || t.size(wrap_dim(op, d, t.dim())) > 0, "[", op, "] Expected reduction dim ", d,
-                   " to have non-zero size.");
-  return run_reduce(op, kind, t, dims, keepdim, t.dtype());
+// amax, amin, max(), min().
+Tensor extreme(const char* op, const char* node, ReduceOp kind, const Tensor& t, IntArrayRef dims, bool keepdim) {
+  TP_CHECK_INDEX(t.numel() > 0 || !dims.empty(), "[", op, "] Expected reduction dim to be specified for input.numel() "
+                 "== 0. Specify the reduction dim with the 'dim' argument.");
+  std::vector<bool> mask = dim_mask(op, dims, t.dim());
+  for (int64_t d = 0; d < t.dim(); ++d)
+    TP_CHECK_INDEX(!mask[d] || t.size(d) > 0, "[", op, "] Expected reduction dim ", d, " to have non-zero size.");
+  autograd::Record<ExtremeBackward> record({&t}, node, Reduction(t, mask, keepdim));
+  Tensor out = record.finish(run_reduce(op, kind, t, mask, keepdim, t.dtype()));
+  if (record) {
+    record->input = autograd::SavedTensor(t, false);
+    record->output = autograd::SavedTensor(out, true);
+  }
+  return out;
 }
 
-std::pair<Tensor, Tensor> arg_extreme(const char* op, ArgReduceOp kind, const Tensor& t, int64_t dim, bool keepdim) {
+std::pair<Tensor, Tensor> arg_extreme(const char* op, const char* node, ArgReduceOp kind, const Tensor& t, int64_t dim,
+                                      bool keepdim) {
   int64_t d = wrap_dim(op, dim, t.dim());
   TP_CHECK_INDEX(t.dim() == 0 || t.size(d) > 0, "[", op, "] Expected reduction dim ", d, " to have non-zero size.");
-  Shape shape(t.sizes().begin(), t.sizes().end());
-  if (t.dim()) shape[d] = 1;
+  std::vector<bool> mask(t.dim(), false);
+  if (t.dim()) mask[d] = true;
+  Shape shape = kept_dims_shape(t, mask);
   Tensor values = empty(shape, t.dtype(), t.device());
   Tensor indices = empty(shape, ScalarType::Int64, t.device());
-  backend(t.device()).arg_reduce(kind, values, indices, t, d);
-  if (!keepdim && t.dim()) {
-    values = squeeze(values, IntArrayRef{d});
-    indices = squeeze(indices, IntArrayRef{d});
+  {
+    autograd::Record<SelectedBackward> record({node ? &t : nullptr}, node, Reduction(t, mask, keepdim), d);
+    backend(t.device()).arg_reduce(kind, values, indices, t, d);
+    if (!keepdim && t.dim()) {
+      values = squeeze(values, {d});
+      indices = squeeze(indices, {d});
+    }
+    if (record) record->indices = indices;
+    record.finish(values);
   }
   return {values, indices};
 }
 
 Tensor arg_only(const char* op, ArgReduceOp kind, const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
   TP_CHECK(t.dtype() != ScalarType::Bool, "[", op, "] does not support bool input");
-  if (dim) return arg_extreme(op, kind, t, *dim, keepdim).second;
+  if (dim) return arg_extreme(op, nullptr, kind, t, *dim, keepdim).second;
   TP_CHECK_INDEX(t.numel() > 0, "[", op, "] Expected reduction dim to be specified for input.numel() == 0.");
-  Tensor index = arg_extreme(op, kind, reshape(t, IntArrayRef{-1}), 0, false).second;
+  Tensor index = arg_extreme(op, nullptr, kind, reshape(t, {-1}), 0, false).second;
   return keepdim ? reshape(index, Shape(t.dim(), 1)) : index;
 }
 
 }  // namespace
 
 Tensor sum(const Tensor& t, IntArrayRef dims, bool keepdim, OptionalDType dtype) {
-  return sum_like("sum", ReduceOp::Sum, t, dims, keepdim, accumulation_dtype(t, dtype));
+  std::vector<bool> mask = dim_mask("sum", dims, t.dim());
+  autograd::Record<SumBackward> record({&t}, dims.empty() ? "SumBackward0" : "SumBackward1", Reduction(t, mask, keepdim));
+  return record.finish(run_reduce("sum", ReduceOp::Sum, t, mask, keepdim, accumulation_dtype(t, dtype)));
+}
+
+Tensor sum_to_size(const Tensor& t, IntArrayRef shape) {
+  if (std::ranges::equal(t.sizes(), shape)) return t;
+  auto target = try_broadcast_shapes(t.sizes(), shape);
+  TP_CHECK(target && std::ranges::equal(*target, t.sizes()), "[sum_to_size] size ", to_string(shape),
+           " is not expandable to size ", to_string(t.sizes()));
+  // Sum over the leading dims that broadcasting added and the dims it stretched from 1.
+  const int64_t lead = t.dim() - static_cast<int64_t>(shape.size());
+  Shape dims;
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (d < lead || (shape[d - lead] == 1 && t.size(d) != 1)) dims.push_back(d);
+  return reshape(sum(t, dims, true), shape);
 }
 
 Tensor prod(const Tensor& t, std::optional<int64_t> dim, bool keepdim, OptionalDType dtype) {
   Shape dims;
   if (dim) dims.push_back(*dim);
-  Tensor out = sum_like("prod", ReduceOp::Prod, t, dims, keepdim, accumulation_dtype(t, dtype));
-  return dim || !keepdim ? out : reshape(out, Shape(t.dim(), 1));
+  std::vector<bool> mask = dim_mask("prod", dims, t.dim());
+  // A full product keeps no dims (PyTorch ignores keepdim without a dim).
+  bool keep = dim ? keepdim : false;
+  autograd::Record<ProdBackward> record({&t}, dim ? "ProdBackward1" : "ProdBackward0", Reduction(t, mask, keep));
+  Tensor out = record.finish(run_reduce("prod", ReduceOp::Prod, t, mask, keep, accumulation_dtype(t, dtype)));
+  if (record) record->input = autograd::SavedTensor(t, false);
+  return out;
 }
 
 Tensor mean(const Tensor& t, IntArrayRef dims, bool keepdim, OptionalDType dtype) {
@@ -108,25 +248,20 @@ Tensor mean(const Tensor& t, IntArrayRef dims, bool keepdim, OptionalDType dtype
   return to(div(total, static_cast<double>(count)), out);
 }
 
-Tensor amax(const Tensor& t, IntArrayRef dims, bool keepdim) { return extreme("amax", ReduceOp::Max, t, dims, keepdim); }
-Tensor amin(const Tensor& t, IntArrayRef dims, bool keepdim) { return extreme("amin", ReduceOp::Min, t, dims, keepdim); }
-
-Tensor max(const Tensor& t) {
-  TP_CHECK(t.numel() > 0, "[max] max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
-           "reduction dim with the 'dim' argument.");
-  return extreme("max", ReduceOp::Max, t, {}, false);
+Tensor amax(const Tensor& t, IntArrayRef dims, bool keepdim) {
+  return extreme("amax", "AmaxBackward0", ReduceOp::Max, t, dims, keepdim);
 }
-Tensor min(const Tensor& t) {
-  TP_CHECK(t.numel() > 0, "[min] min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
-           "reduction dim with the 'dim' argument.");
-  return extreme("min", ReduceOp::Min, t, {}, false);
+Tensor amin(const Tensor& t, IntArrayRef dims, bool keepdim) {
+  return extreme("amin", "AminBackward0", ReduceOp::Min, t, dims, keepdim);
 }
+Tensor max(const Tensor& t) { return extreme("max", "MaxBackward1", ReduceOp::Max, t, {}, false); }
+Tensor min(const Tensor& t) { return extreme("min", "MinBackward1", ReduceOp::Min, t, {}, false); }
 
 std::pair<Tensor, Tensor> max(const Tensor& t, int64_t dim, bool keepdim) {
-  return arg_extreme("max", ArgReduceOp::Max, t, dim, keepdim);
+  return arg_extreme("max", "MaxBackward0", ArgReduceOp::Max, t, dim, keepdim);
 }
 std::pair<Tensor, Tensor> min(const Tensor& t, int64_t dim, bool keepdim) {
-  return arg_extreme("min", ArgReduceOp::Min, t, dim, keepdim);
+  return arg_extreme("min", "MinBackward0", ArgReduceOp::Min, t, dim, keepdim);
 }
 
 Tensor argmax(const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
@@ -173,46 +308,127 @@ Tensor norm(const Tensor& t, double p, IntArrayRef dims, bool keepdim) {
 Tensor logsumexp(const Tensor& t, IntArrayRef dims, bool keepdim) {
   Tensor x = is_floating_point(t.dtype()) ? t : to(t, get_default_dtype());
   if (x.numel() == 0) return log(sum(exp(x), dims, keepdim));
-  // Shift by the max (where finite) so exp cannot overflow.
-  Tensor m = amax(x, dims, true);
+  // Shift by the max (where finite) so exp cannot overflow; the shift cancels in the gradient.
+  Tensor m = amax(x, dims, true).detach();
   m = where(isinf(m), 0.0, m);
   Tensor out = add(log(sum(exp(sub(x, m)), dims, true)), m);
   return keepdim ? out : squeeze(out, dims);
 }
 
 Tensor all(const Tensor& t, IntArrayRef dims, bool keepdim) {
-  Tensor out = run_reduce("all", ReduceOp::All, t, dims, keepdim, ScalarType::Bool);
+  Tensor out = run_reduce("all", ReduceOp::All, t, dim_mask("all", dims, t.dim()), keepdim, ScalarType::Bool);
   return t.dtype() == ScalarType::UInt8 ? to(out, ScalarType::UInt8) : out;
 }
 
 Tensor any(const Tensor& t, IntArrayRef dims, bool keepdim) {
-  Tensor out = run_reduce("any", ReduceOp::Any, t, dims, keepdim, ScalarType::Bool);
+  Tensor out = run_reduce("any", ReduceOp::Any, t, dim_mask("any", dims, t.dim()), keepdim, ScalarType::Bool);
   return t.dtype() == ScalarType::UInt8 ? to(out, ScalarType::UInt8) : out;
 }
 
 namespace {
 
-Tensor run_scan(const char* op, ScanOp kind, const Tensor& t, int64_t dim, OptionalDType dtype) {
-  int64_t d = wrap_dim(op, dim, t.dim());
+class CumsumBackward final : public autograd::Node {
+ public:
+  explicit CumsumBackward(int64_t dim) : dim_(dim) {}
+  std::string name() const override { return "CumsumBackward0"; }
+  TensorList apply(TensorList&& grads) override {
+    return {flip(cumsum(flip(grads[0], {dim_}), dim_), {dim_})};  // sums of the gradients from each position on
+  }
+
+ private:
+  int64_t dim_;
+};
+
+// d y_k / d x_i = prod_{j <= k, j != i} x_j. Without zeros that is y_k / x_i; with zeros the sum
+// over k >= i is built by the recurrence S_i = g_i + x_{i+1} S_{i+1}, and grad_i = S_i prod_{j<i} x_j.
+class CumprodBackward final : public autograd::Node {
+ public:
+  explicit CumprodBackward(int64_t dim) : dim_(dim) {}
+  std::string name() const override { return "CumprodBackward0"; }
+  TensorList apply(TensorList&& grads) override {
+    Tensor x = input.unpack(*this), y = output.unpack(*this), g = grads[0];
+    if (x.numel() == 0 || x.dim() == 0) return {g};
+    if (all(ne(x, 0)).item<bool>()) return {div(flip(cumsum(flip(mul(g, y), {dim_}), dim_), {dim_}), x)};
+    const int64_t n = x.size(dim_);
+    TensorList s(n), result(n);
+    s[n - 1] = select(g, dim_, n - 1);
+    for (int64_t i = n - 2; i >= 0; --i) s[i] = add(select(g, dim_, i), mul(select(x, dim_, i + 1), s[i + 1]));
+    Tensor before = ones_like(select(x, dim_, 0));
+    for (int64_t i = 0; i < n; ++i) {
+      result[i] = mul(s[i], before);
+      before = mul(before, select(x, dim_, i));
+    }
+    return {stack(result, dim_)};
+  }
+  void release_saved() override {
+    input.release();
+    output.release();
+  }
+  autograd::SavedTensor input, output;
+
+ private:
+  int64_t dim_;
+};
+
+class SoftmaxBackward final : public autograd::Node {
+ public:
+  SoftmaxBackward(int64_t dim, bool log) : dim_(dim), log_(log) {}
+  std::string name() const override { return log_ ? "LogSoftmaxBackward0" : "SoftmaxBackward0"; }
+  TensorList apply(TensorList&& grads) override {
+    const Tensor& g = grads[0];
+    Tensor y = output.unpack(*this);
+    if (log_) return {sub(g, mul(exp(y), sum(g, {dim_}, true)))};
+    return {mul(y, sub(g, sum(mul(g, y), {dim_}, true)))};
+  }
+  void release_saved() override { output.release(); }
+  autograd::SavedTensor output;
+
+ private:
+  int64_t dim_;
+  bool log_;
+};
+
+}  // namespace
+
+Tensor cumsum(const Tensor& t, int64_t dim, OptionalDType dtype) {
+  int64_t d = wrap_dim("cumsum", dim, t.dim());
+  autograd::Record<CumsumBackward> record({&t}, d);
   Tensor in = to(t, accumulation_dtype(t, dtype));
   Tensor out = empty(t.sizes(), in.dtype(), t.device());
-  backend(t.device()).scan(kind, out, in, d);
+  backend(t.device()).scan(ScanOp::Sum, out, in, d);
+  return record.finish(out);
+}
+
+Tensor cumprod(const Tensor& t, int64_t dim, OptionalDType dtype) {
+  int64_t d = wrap_dim("cumprod", dim, t.dim());
+  autograd::Record<CumprodBackward> record({&t}, d);
+  Tensor in = to(t, accumulation_dtype(t, dtype));
+  Tensor out = empty(t.sizes(), in.dtype(), t.device());
+  backend(t.device()).scan(ScanOp::Prod, out, in, d);
+  record.finish(out);
+  if (record) {
+    record->input = autograd::SavedTensor(t, false);
+    record->output = autograd::SavedTensor(out, true);
+  }
   return out;
 }
 
+namespace {
+
 Tensor run_softmax(const char* op, const Tensor& t, int64_t dim, OptionalDType dtype, bool log) {
   int64_t d = wrap_dim(op, dim, t.dim());
+  autograd::Record<SoftmaxBackward> record({&t}, d, log);
   Tensor in = dtype ? to(t, *dtype) : t;
   if (!is_floating_point(in.dtype())) fail_unsupported_dtype(op, in.dtype());
   Tensor out = empty(t.sizes(), in.dtype(), t.device());
   backend(t.device()).softmax(out, in, d, log);
+  record.finish(out);
+  if (record) record->output = autograd::SavedTensor(out, true);
   return out;
 }
 
 }  // namespace
 
-Tensor cumsum(const Tensor& t, int64_t dim, OptionalDType dtype) { return run_scan("cumsum", ScanOp::Sum, t, dim, dtype); }
-Tensor cumprod(const Tensor& t, int64_t dim, OptionalDType dtype) { return run_scan("cumprod", ScanOp::Prod, t, dim, dtype); }
 Tensor softmax(const Tensor& t, int64_t dim, OptionalDType dtype) { return run_softmax("softmax", t, dim, dtype, false); }
 Tensor log_softmax(const Tensor& t, int64_t dim, OptionalDType dtype) {
   return run_softmax("log_softmax", t, dim, dtype, true);

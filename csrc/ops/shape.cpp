@@ -1,14 +1,140 @@
 // Views (which share storage with their input) and the shape ops that copy: cat, stack, repeat,
-// flip.
+// flip; with their backward nodes. split, chunk, unbind, stack, movedim and broadcast_to are
+// composites.
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 
+#include "autograd/record.h"
 #include "ops/ops.h"
 
 namespace tp {
 
 namespace {
+
+// ---- Backward ----
+
+// view, reshape, flatten, unflatten, squeeze, unsqueeze: the gradient takes the input's shape.
+class ReshapeBackward final : public autograd::Node {
+ public:
+  ReshapeBackward(const char* name, const Tensor& input) : name_(name), sizes_(input.sizes().begin(), input.sizes().end()) {}
+  std::string name() const override { return name_; }
+  TensorList apply(TensorList&& grads) override { return {reshape(grads[0], sizes_)}; }
+
+ private:
+  const char* name_;
+  Shape sizes_;
+};
+
+class PermuteBackward final : public autograd::Node {
+ public:
+  explicit PermuteBackward(Shape inverse) : inverse_(std::move(inverse)) {}
+  std::string name() const override { return "PermuteBackward0"; }
+  TensorList apply(TensorList&& grads) override { return {permute(grads[0], inverse_)}; }
+
+ private:
+  Shape inverse_;
+};
+
+class TransposeBackward final : public autograd::Node {
+ public:
+  TransposeBackward(int64_t a, int64_t b) : a_(a), b_(b) {}
+  std::string name() const override { return "TransposeBackward0"; }
+  TensorList apply(TensorList&& grads) override { return {transpose(grads[0], a_, b_)}; }
+
+ private:
+  int64_t a_, b_;
+};
+
+class ExpandBackward final : public autograd::Node {
+ public:
+  explicit ExpandBackward(const Tensor& input) : sizes_(input.sizes().begin(), input.sizes().end()) {}
+  std::string name() const override { return "ExpandBackward0"; }
+  TensorList apply(TensorList&& grads) override { return {sum_to_size(grads[0], sizes_)}; }
+
+ private:
+  Shape sizes_;
+};
+
+// select, slice, narrow, as_strided: the gradient is zero except where the view looks, which
+// `view` finds again in a tensor of the input's shape. With create_graph the copy below records
+// through CopySlices, so the gradient stays differentiable.
+class ViewScatterBackward final : public autograd::Node {
+ public:
+  using View = std::function<Tensor(const Tensor&)>;
+  ViewScatterBackward(const char* name, const Tensor& input, View view)
+      : name_(name), sizes_(input.sizes().begin(), input.sizes().end()), view_(std::move(view)) {}
+  std::string name() const override { return name_; }
+  TensorList apply(TensorList&& grads) override {
+    Tensor result = zeros(sizes_, grads[0].dtype(), grads[0].device());
+    copy_(view_(result), grads[0]);
+    return {result};
+  }
+
+ private:
+  const char* name_;
+  Shape sizes_;
+  View view_;
+};
+
+class CatBackward final : public autograd::Node {
+ public:
+  CatBackward(int64_t dim, Shape sizes) : dim_(dim), sizes_(std::move(sizes)) {}
+  std::string name() const override { return "CatBackward0"; }
+  TensorList apply(TensorList&& grads) override {
+    TensorList out;
+    int64_t offset = 0;
+    for (int64_t size : sizes_) {
+      out.push_back(size < 0 ? Tensor() : narrow(grads[0], dim_, offset, size));
+      offset += std::max<int64_t>(size, 0);
+    }
+    return out;
+  }
+
+ private:
+  int64_t dim_;
+  Shape sizes_;  // each input's size along dim; -1 for a skipped empty input
+};
+
+class RepeatBackward final : public autograd::Node {
+ public:
+  RepeatBackward(const Tensor& input, Shape repeats)
+      : sizes_(input.sizes().begin(), input.sizes().end()), repeats_(std::move(repeats)) {}
+  std::string name() const override { return "RepeatBackward0"; }
+  TensorList apply(TensorList&& grads) override {
+    // The output is [r0 * s0, r1 * s1, ...]: view it as [r0, s0, r1, s1, ...] and sum the r dims.
+    const size_t n = repeats_.size();
+    Shape padded(n - sizes_.size(), 1);
+    padded.insert(padded.end(), sizes_.begin(), sizes_.end());
+    Shape interleaved, repeat_dims;
+    for (size_t i = 0; i < n; ++i) {
+      interleaved.insert(interleaved.end(), {repeats_[i], padded[i]});
+      repeat_dims.push_back(static_cast<int64_t>(2 * i));
+    }
+    return {reshape(sum(reshape(grads[0], interleaved), repeat_dims), sizes_)};
+  }
+
+ private:
+  Shape sizes_, repeats_;
+};
+
+class FlipBackward final : public autograd::Node {
+ public:
+  explicit FlipBackward(Shape dims) : dims_(std::move(dims)) {}
+  std::string name() const override { return "FlipBackward0"; }
+  TensorList apply(TensorList&& grads) override { return {flip(grads[0], dims_)}; }
+
+ private:
+  Shape dims_;
+};
+
+// A view of t, recorded with node N (built from args) when t requires grad.
+template <class N, class... Args>
+Tensor recorded_view(const Tensor& t, Shape sizes, Shape strides, int64_t offset, Args&&... args) {
+  autograd::Record<N> record({&t}, std::forward<Args>(args)...);
+  return record.finish(make_view(t, std::move(sizes), std::move(strides), offset));
+}
 
 // The strides that let a tensor of oldshape/oldstride be viewed as newshape, if any. This is
 // PyTorch's rule: each run of dims that is contiguous in memory may be split or merged freely.
@@ -65,7 +191,10 @@ Tensor as_strided(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, std::
   TP_CHECK(needed <= available, "[as_strided] sizes ", to_string(sizes), ", strides ", to_string(strides),
            ", storage offset ", offset, " and itemsize ", t.itemsize(), " requiring a storage size of ", needed,
            " are out of bounds for storage of size ", available);
-  return make_view(t, Shape(sizes.begin(), sizes.end()), Shape(strides.begin(), strides.end()), offset);
+  Shape sz(sizes.begin(), sizes.end()), st(strides.begin(), strides.end());
+  int64_t relative = offset - t.storage_offset();
+  return recorded_view<ViewScatterBackward>(t, sz, st, offset, "AsStridedBackward0", t,
+                                            [sz, st, relative](const Tensor& x) { return as_strided(x, sz, st, x.storage_offset() + relative); });
 }
 
 Tensor view(const Tensor& t, IntArrayRef sizes) {
@@ -73,7 +202,7 @@ Tensor view(const Tensor& t, IntArrayRef sizes) {
   auto strides = view_strides(t.sizes(), t.strides(), shape);
   TP_CHECK(strides.has_value(), "[view] view size is not compatible with input tensor's size and stride (at least "
            "one dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
-  return make_view(t, std::move(shape), std::move(*strides), t.storage_offset());
+  return recorded_view<ReshapeBackward>(t, std::move(shape), std::move(*strides), t.storage_offset(), "ViewBackward0", t);
 }
 
 Tensor view_dtype(const Tensor& t, ScalarType dtype) {
@@ -86,7 +215,7 @@ Tensor view_dtype(const Tensor& t, ScalarType dtype) {
 Tensor reshape(const Tensor& t, IntArrayRef sizes) {
   Shape shape = infer_size("reshape", sizes, t.numel());
   if (auto strides = view_strides(t.sizes(), t.strides(), shape))
-    return make_view(t, std::move(shape), std::move(*strides), t.storage_offset());
+    return recorded_view<ReshapeBackward>(t, std::move(shape), std::move(*strides), t.storage_offset(), "ViewBackward0", t);
   return view(contiguous(t), shape);
 }
 
@@ -94,13 +223,14 @@ Tensor permute(const Tensor& t, IntArrayRef dims) {
   TP_CHECK(static_cast<int64_t>(dims.size()) == t.dim(), "[permute] number of dims don't match in permute: got ",
            to_string(dims), " for a tensor of shape ", to_string(t.sizes()));
   dim_mask("permute", dims, t.dim());  // rejects repeated dims
-  Shape sizes(t.dim()), strides(t.dim());
+  Shape sizes(t.dim()), strides(t.dim()), inverse(t.dim());
   for (int64_t i = 0; i < t.dim(); ++i) {
     int64_t d = wrap_dim("permute", dims[i], t.dim());
     sizes[i] = t.size(d);
     strides[i] = t.stride(d);
+    inverse[d] = i;
   }
-  return make_view(t, std::move(sizes), std::move(strides), t.storage_offset());
+  return recorded_view<PermuteBackward>(t, std::move(sizes), std::move(strides), t.storage_offset(), std::move(inverse));
 }
 
 Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
@@ -110,7 +240,7 @@ Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
     std::swap(sizes[a], sizes[b]);
     std::swap(strides[a], strides[b]);
   }
-  return make_view(t, std::move(sizes), std::move(strides), t.storage_offset());
+  return recorded_view<TransposeBackward>(t, std::move(sizes), std::move(strides), t.storage_offset(), a, b);
 }
 
 Tensor t(const Tensor& x) {
@@ -120,7 +250,7 @@ Tensor t(const Tensor& x) {
 
 Tensor movedim(const Tensor& t, int64_t source, int64_t destination) {
   int64_t src = wrap_dim("movedim", source, t.dim()), dst = wrap_dim("movedim", destination, t.dim());
-  if (t.dim() == 0) return make_view(t, {}, {}, t.storage_offset());
+  if (t.dim() == 0) return t;
   Shape order;
   for (int64_t d = 0; d < t.dim(); ++d)
     if (d != src) order.push_back(d);
@@ -152,7 +282,7 @@ Tensor expand(const Tensor& t, IntArrayRef sizes) {
     out_sizes[i] = target;
     out_strides[i] = size == target ? t.stride(d) : 0;
   }
-  return make_view(t, std::move(out_sizes), std::move(out_strides), t.storage_offset());
+  return recorded_view<ExpandBackward>(t, std::move(out_sizes), std::move(out_strides), t.storage_offset(), t);
 }
 
 Tensor broadcast_to(const Tensor& t, IntArrayRef sizes) { return expand(t, sizes); }
@@ -169,7 +299,7 @@ Tensor squeeze(const Tensor& t) {
   Shape sizes, strides;
   for (int64_t d = 0; d < t.dim(); ++d)
     if (t.size(d) != 1) sizes.push_back(t.size(d)), strides.push_back(t.stride(d));
-  return make_view(t, std::move(sizes), std::move(strides), t.storage_offset());
+  return recorded_view<ReshapeBackward>(t, std::move(sizes), std::move(strides), t.storage_offset(), "SqueezeBackward0", t);
 }
 
 Tensor squeeze(const Tensor& t, IntArrayRef dims) {
@@ -178,7 +308,7 @@ Tensor squeeze(const Tensor& t, IntArrayRef dims) {
   Shape sizes, strides;
   for (int64_t d = 0; d < t.dim(); ++d)
     if (!(mask[d] && t.size(d) == 1)) sizes.push_back(t.size(d)), strides.push_back(t.stride(d));
-  return make_view(t, std::move(sizes), std::move(strides), t.storage_offset());
+  return recorded_view<ReshapeBackward>(t, std::move(sizes), std::move(strides), t.storage_offset(), "SqueezeBackward1", t);
 }
 
 Tensor unsqueeze(const Tensor& t, int64_t dim) {
@@ -187,7 +317,7 @@ Tensor unsqueeze(const Tensor& t, int64_t dim) {
   int64_t stride = d < t.dim() ? t.stride(d) * t.size(d) : 1;
   sizes.insert(sizes.begin() + d, 1);
   strides.insert(strides.begin() + d, stride);
-  return make_view(t, std::move(sizes), std::move(strides), t.storage_offset());
+  return recorded_view<ReshapeBackward>(t, std::move(sizes), std::move(strides), t.storage_offset(), "UnsqueezeBackward0", t);
 }
 
 Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim) {
@@ -223,7 +353,9 @@ Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::op
   Shape sizes(t.sizes().begin(), t.sizes().end()), strides(t.strides().begin(), t.strides().end());
   sizes[d] = length;
   strides[d] *= step;
-  return make_view(t, std::move(sizes), std::move(strides), t.storage_offset() + lo * t.stride(d));
+  return recorded_view<ViewScatterBackward>(t, std::move(sizes), std::move(strides), t.storage_offset() + lo * t.stride(d),
+                                            "SliceBackward0", t,
+                                            [d, lo, hi, step](const Tensor& x) { return slice(x, d, lo, hi, step); });
 }
 
 Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
@@ -249,7 +381,8 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index) {
   int64_t offset = t.storage_offset() + index * t.stride(d);
   sizes.erase(sizes.begin() + d);
   strides.erase(strides.begin() + d);
-  return make_view(t, std::move(sizes), std::move(strides), offset);
+  return recorded_view<ViewScatterBackward>(t, std::move(sizes), std::move(strides), offset, "SelectBackward0", t,
+                                            [d, index](const Tensor& x) { return select(x, d, index); });
 }
 
 TensorList split_with_sizes(const Tensor& t, IntArrayRef split_sizes, int64_t dim) {
@@ -329,15 +462,21 @@ Tensor cat(const TensorList& tensors, int64_t dim) {
                " in the list.");
     shape[d] += x.size(d);
   }
+  Shape sizes;
+  std::vector<const Tensor*> inputs;
+  for (const Tensor& x : tensors) {
+    sizes.push_back(skipped(x) ? -1 : x.size(d));
+    inputs.push_back(&x);
+  }
+  autograd::Record<CatBackward> record(inputs, d, sizes);
   Tensor out = empty(shape, promoted.get(), ref->device());
   int64_t offset = 0;
   for (const Tensor& x : tensors) {
     if (skipped(x)) continue;
-    Tensor part = narrow(out, d, offset, x.size(d));
-    copy_(part, x);
+    copy_(narrow(out, d, offset, x.size(d)), x);
     offset += x.size(d);
   }
-  return out;
+  return record.finish(out);
 }
 
 Tensor stack(const TensorList& tensors, int64_t dim) {
@@ -367,14 +506,16 @@ Tensor repeat(const Tensor& t, IntArrayRef repeats) {
     expanded.insert(expanded.end(), {repeats[i], padded[i]});
     result.push_back(repeats[i] * padded[i]);
   }
+  autograd::Record<RepeatBackward> record({&t}, t, Shape(repeats.begin(), repeats.end()));
   Tensor source = expand(reshape(t, interleaved), expanded);
   Tensor out = empty(expanded, t.dtype(), t.device());
   copy_(out, source);
-  return view(out, result);
+  return record.finish(view(out, result));
 }
 
 Tensor flip(const Tensor& t, IntArrayRef dims) {
   std::vector<bool> mask = dims.empty() ? std::vector<bool>(t.dim(), false) : dim_mask("flip", dims, t.dim());
+  autograd::Record<FlipBackward> record({&t}, Shape(dims.begin(), dims.end()));
   Shape strides(t.strides().begin(), t.strides().end());
   int64_t offset = t.storage_offset();
   for (int64_t d = 0; d < t.dim(); ++d) {
@@ -385,7 +526,8 @@ Tensor flip(const Tensor& t, IntArrayRef dims) {
   // A view with negative strides never leaves this function: it only feeds the copy.
   Tensor reversed = make_view(t, Shape(t.sizes().begin(), t.sizes().end()), std::move(strides), offset);
   Tensor out = empty(t.sizes(), t.dtype(), t.device());
-  return copy_(out, reversed);
+  copy_(out, reversed);
+  return record.finish(out);
 }
 
 }  // namespace tp

@@ -1,8 +1,13 @@
-// Elementwise ops of one tensor. Each op states its dtype rule in the table below.
+// Elementwise ops of one tensor. Each op is one line of the table below: its dtype rule, the name
+// of its backward node, and its derivative, written with public ops so that it can itself be
+// differentiated (double backward).
 
 #include <cmath>
 #include <limits>
+#include <numbers>
 
+#include "autograd/record.h"
+#include "autograd/saved_tensor.h"
 #include "dispatch/backend.h"
 #include "ops/elementwise.h"
 
@@ -19,49 +24,146 @@ enum class DTypeRule {
   Predicate,  // any dtype in, bool out
 };
 
+// An op's scalar parameters (softplus's beta and threshold, clamp's bounds, pow's exponent).
+struct Params {
+  double a = 0, b = 0, c = 0;
+};
+
+// The gradient of the input, given the gradient g of the output y = op(x).
+using Derivative = Tensor (*)(const Tensor& g, const Tensor& x, const Tensor& y, const Params& p);
+
+// What a derivative reads, so that only that is saved for backward.
+enum Uses : uint8_t { kNothing = 0, kInput = 1, kOutput = 2 };
+
 struct UnarySpec {
   const char* name;
   UnaryOp op;
   DTypeRule rule;
+  const char* node = nullptr;        // PyTorch's name for the backward node; null: no gradient
+  Derivative derivative = nullptr;
+  uint8_t uses = kNothing;
 };
 
+namespace d {  // derivatives
+using std::numbers::ln2, std::numbers::ln10, std::numbers::pi;
+Tensor zero(const Tensor& g, const Tensor&, const Tensor&, const Params&) { return zeros_like(g); }
+Tensor neg(const Tensor& g, const Tensor&, const Tensor&, const Params&) { return tp::neg(g); }
+Tensor abs(const Tensor& g, const Tensor& x, const Tensor&, const Params&) { return mul(g, sign(x)); }
+Tensor exp(const Tensor& g, const Tensor&, const Tensor& y, const Params&) { return mul(g, y); }
+Tensor exp2(const Tensor& g, const Tensor&, const Tensor& y, const Params&) { return mul(g, mul(y, ln2)); }
+Tensor expm1(const Tensor& g, const Tensor&, const Tensor& y, const Params&) { return mul(g, add(y, 1)); }
+Tensor log(const Tensor& g, const Tensor& x, const Tensor&, const Params&) { return div(g, x); }
+Tensor log2(const Tensor& g, const Tensor& x, const Tensor&, const Params&) { return div(g, mul(x, ln2)); }
+Tensor log10(const Tensor& g, const Tensor& x, const Tensor&, const Params&) { return div(g, mul(x, ln10)); }
+Tensor log1p(const Tensor& g, const Tensor& x, const Tensor&, const Params&) { return div(g, add(x, 1)); }
+Tensor sqrt(const Tensor& g, const Tensor&, const Tensor& y, const Params&) { return div(g, mul(y, 2)); }
+Tensor rsqrt(const Tensor& g, const Tensor&, const Tensor& y, const Params&) { return mul(g, mul(pow(y, 3), -0.5)); }
+Tensor reciprocal(const Tensor& g, const Tensor&, const Tensor& y, const Params&) { return mul(g, tp::neg(mul(y, y))); }
+Tensor sin(const Tensor& g, const Tensor& x, const Tensor&, const Params&) { return mul(g, cos(x)); }
+Tensor cos(const Tensor& g, const Tensor& x, const Tensor&, const Params&) { return mul(g, tp::neg(tp::sin(x))); }
+Tensor tan(const Tensor& g, const Tensor&, const Tensor& y, const Params&) { return mul(g, add(mul(y, y), 1)); }
+Tensor tanh(const Tensor& g, const Tensor&, const Tensor& y, const Params&) { return mul(g, rsub(mul(y, y), 1)); }
+Tensor sigmoid(const Tensor& g, const Tensor&, const Tensor& y, const Params&) { return mul(g, mul(y, rsub(y, 1))); }
+Tensor erf(const Tensor& g, const Tensor& x, const Tensor&, const Params&) {
+  return mul(g, mul(tp::exp(tp::neg(mul(x, x))), 2 / std::sqrt(pi)));
+}
+Tensor relu(const Tensor& g, const Tensor&, const Tensor& y, const Params&) { return where(le(y, 0), 0.0, g); }
+Tensor silu(const Tensor& g, const Tensor& x, const Tensor&, const Params&) {
+  Tensor s = tp::sigmoid(x);
+  return mul(g, mul(s, add(mul(x, rsub(s, 1)), 1)));
+}
+Tensor gelu(const Tensor& g, const Tensor& x, const Tensor&, const Params&) {
+  Tensor cdf = mul(add(tp::erf(mul(x, 1 / std::sqrt(2.0))), 1), 0.5);
+  Tensor pdf = mul(tp::exp(mul(mul(x, x), -0.5)), 1 / std::sqrt(2 * pi));
+  return mul(g, add(cdf, mul(x, pdf)));
+}
+Tensor gelu_tanh(const Tensor& g, const Tensor& x, const Tensor&, const Params&) {
+  const double k = std::sqrt(2 / pi), c = 0.044715;
+  Tensor x2 = mul(x, x);
+  Tensor t = tp::tanh(mul(add(mul(mul(x2, x), c), x), k));
+  Tensor inner_slope = mul(add(mul(x2, 3 * c), 1), k);
+  Tensor left = mul(add(t, 1), 0.5);
+  Tensor right = mul(mul(mul(x, rsub(mul(t, t), 1)), inner_slope), 0.5);
+  return mul(g, add(left, right));
+}
+Tensor softplus(const Tensor& g, const Tensor& x, const Tensor&, const Params& p) {
+  Tensor scaled = mul(x, p.a);
+  return where(gt(scaled, p.b), g, mul(g, tp::sigmoid(scaled)));
+}
+Tensor nan_to_num(const Tensor& g, const Tensor& x, const Tensor&, const Params&) { return mul(g, isfinite(x)); }
+Tensor clamp(const Tensor& g, const Tensor& x, const Tensor&, const Params& p) {
+  Tensor inside = ones_like(x, ScalarType::Bool);
+  if (!std::isnan(p.a)) inside = logical_and(inside, ge(x, p.a));
+  if (!std::isnan(p.b)) inside = logical_and(inside, le(x, p.b));
+  return mul(g, inside);
+}
+Tensor pow(const Tensor& g, const Tensor& x, const Tensor&, const Params& p) {
+  if (p.a == 0) return zeros_like(g);
+  return mul(g, mul(tp::pow(x, p.a - 1), p.a));
+}
+Tensor rpow(const Tensor& g, const Tensor&, const Tensor& y, const Params& p) {
+  return mul(g, mul(y, std::log(p.a)));
+}
+}  // namespace d
+
 // clang-format off
-constexpr UnarySpec kNeg{"neg", UnaryOp::Neg, DTypeRule::Numeric};
-constexpr UnarySpec kAbs{"abs", UnaryOp::Abs, DTypeRule::Numeric};
-constexpr UnarySpec kSign{"sign", UnaryOp::Sign, DTypeRule::Any};
-constexpr UnarySpec kExp{"exp", UnaryOp::Exp, DTypeRule::ToFloat};
-constexpr UnarySpec kExp2{"exp2", UnaryOp::Exp2, DTypeRule::ToFloat};
-constexpr UnarySpec kExpm1{"expm1", UnaryOp::Expm1, DTypeRule::ToFloat};
-constexpr UnarySpec kLog{"log", UnaryOp::Log, DTypeRule::ToFloat};
-constexpr UnarySpec kLog2{"log2", UnaryOp::Log2, DTypeRule::ToFloat};
-constexpr UnarySpec kLog10{"log10", UnaryOp::Log10, DTypeRule::ToFloat};
-constexpr UnarySpec kLog1p{"log1p", UnaryOp::Log1p, DTypeRule::ToFloat};
-constexpr UnarySpec kSqrt{"sqrt", UnaryOp::Sqrt, DTypeRule::ToFloat};
-constexpr UnarySpec kRsqrt{"rsqrt", UnaryOp::Rsqrt, DTypeRule::ToFloat};
-constexpr UnarySpec kReciprocal{"reciprocal", UnaryOp::Reciprocal, DTypeRule::ToFloat};
-constexpr UnarySpec kSin{"sin", UnaryOp::Sin, DTypeRule::ToFloat};
-constexpr UnarySpec kCos{"cos", UnaryOp::Cos, DTypeRule::ToFloat};
-constexpr UnarySpec kTan{"tan", UnaryOp::Tan, DTypeRule::ToFloat};
-constexpr UnarySpec kTanh{"tanh", UnaryOp::Tanh, DTypeRule::ToFloat};
-constexpr UnarySpec kSigmoid{"sigmoid", UnaryOp::Sigmoid, DTypeRule::ToFloat};
-constexpr UnarySpec kErf{"erf", UnaryOp::Erf, DTypeRule::ToFloat};
-constexpr UnarySpec kFloor{"floor", UnaryOp::Floor, DTypeRule::Numeric};
-constexpr UnarySpec kCeil{"ceil", UnaryOp::Ceil, DTypeRule::Numeric};
-constexpr UnarySpec kTrunc{"trunc", UnaryOp::Trunc, DTypeRule::Numeric};
-constexpr UnarySpec kRelu{"relu", UnaryOp::Relu, DTypeRule::Numeric};
-constexpr UnarySpec kSilu{"silu", UnaryOp::Silu, DTypeRule::Floating};
+constexpr UnarySpec kNeg{"neg", UnaryOp::Neg, DTypeRule::Numeric, "NegBackward0", d::neg};
+constexpr UnarySpec kAbs{"abs", UnaryOp::Abs, DTypeRule::Numeric, "AbsBackward0", d::abs, kInput};
+constexpr UnarySpec kSign{"sign", UnaryOp::Sign, DTypeRule::Any, "SignBackward0", d::zero};
+constexpr UnarySpec kExp{"exp", UnaryOp::Exp, DTypeRule::ToFloat, "ExpBackward0", d::exp, kOutput};
+constexpr UnarySpec kExp2{"exp2", UnaryOp::Exp2, DTypeRule::ToFloat, "Exp2Backward0", d::exp2, kOutput};
+constexpr UnarySpec kExpm1{"expm1", UnaryOp::Expm1, DTypeRule::ToFloat, "Expm1Backward0", d::expm1, kOutput};
+constexpr UnarySpec kLog{"log", UnaryOp::Log, DTypeRule::ToFloat, "LogBackward0", d::log, kInput};
+constexpr UnarySpec kLog2{"log2", UnaryOp::Log2, DTypeRule::ToFloat, "Log2Backward0", d::log2, kInput};
+constexpr UnarySpec kLog10{"log10", UnaryOp::Log10, DTypeRule::ToFloat, "Log10Backward0", d::log10, kInput};
+constexpr UnarySpec kLog1p{"log1p", UnaryOp::Log1p, DTypeRule::ToFloat, "Log1PBackward0", d::log1p, kInput};
+constexpr UnarySpec kSqrt{"sqrt", UnaryOp::Sqrt, DTypeRule::ToFloat, "SqrtBackward0", d::sqrt, kOutput};
+constexpr UnarySpec kRsqrt{"rsqrt", UnaryOp::Rsqrt, DTypeRule::ToFloat, "RsqrtBackward0", d::rsqrt, kOutput};
+constexpr UnarySpec kReciprocal{"reciprocal", UnaryOp::Reciprocal, DTypeRule::ToFloat, "ReciprocalBackward0", d::reciprocal, kOutput};
+constexpr UnarySpec kSin{"sin", UnaryOp::Sin, DTypeRule::ToFloat, "SinBackward0", d::sin, kInput};
+constexpr UnarySpec kCos{"cos", UnaryOp::Cos, DTypeRule::ToFloat, "CosBackward0", d::cos, kInput};
+constexpr UnarySpec kTan{"tan", UnaryOp::Tan, DTypeRule::ToFloat, "TanBackward0", d::tan, kOutput};
+constexpr UnarySpec kTanh{"tanh", UnaryOp::Tanh, DTypeRule::ToFloat, "TanhBackward0", d::tanh, kOutput};
+constexpr UnarySpec kSigmoid{"sigmoid", UnaryOp::Sigmoid, DTypeRule::ToFloat, "SigmoidBackward0", d::sigmoid, kOutput};
+constexpr UnarySpec kErf{"erf", UnaryOp::Erf, DTypeRule::ToFloat, "ErfBackward0", d::erf, kInput};
+constexpr UnarySpec kFloor{"floor", UnaryOp::Floor, DTypeRule::Numeric, "FloorBackward0", d::zero};
+constexpr UnarySpec kCeil{"ceil", UnaryOp::Ceil, DTypeRule::Numeric, "CeilBackward0", d::zero};
+constexpr UnarySpec kTrunc{"trunc", UnaryOp::Trunc, DTypeRule::Numeric, "TruncBackward0", d::zero};
+constexpr UnarySpec kRound{"round", UnaryOp::Round, DTypeRule::Numeric, "RoundBackward0", d::zero};
+constexpr UnarySpec kRoundDecimals{"round", UnaryOp::RoundDecimals, DTypeRule::Floating, "RoundBackward1", d::zero};
+constexpr UnarySpec kRelu{"relu", UnaryOp::Relu, DTypeRule::Numeric, "ReluBackward0", d::relu, kOutput};
+constexpr UnarySpec kSilu{"silu", UnaryOp::Silu, DTypeRule::Floating, "SiluBackward0", d::silu, kInput};
+constexpr UnarySpec kGelu{"gelu", UnaryOp::Gelu, DTypeRule::Floating, "GeluBackward0", d::gelu, kInput};
+constexpr UnarySpec kGeluTanh{"gelu", UnaryOp::GeluTanh, DTypeRule::Floating, "GeluBackward0", d::gelu_tanh, kInput};
+constexpr UnarySpec kSoftplus{"softplus", UnaryOp::Softplus, DTypeRule::Floating, "SoftplusBackward0", d::softplus, kInput};
+constexpr UnarySpec kNanToNum{"nan_to_num", UnaryOp::NanToNum, DTypeRule::Numeric, "NanToNumBackward0", d::nan_to_num, kInput};
+constexpr UnarySpec kClamp{"clamp", UnaryOp::Clamp, DTypeRule::Numeric, "ClampBackward1", d::clamp, kInput};
+constexpr UnarySpec kPow{"pow", UnaryOp::PowScalar, DTypeRule::Numeric, "PowBackward0", d::pow, kInput};
+constexpr UnarySpec kRPow{"pow", UnaryOp::RPowScalar, DTypeRule::Numeric, "PowBackward2", d::rpow, kOutput};
 constexpr UnarySpec kBitwiseNot{"bitwise_not", UnaryOp::BitwiseNot, DTypeRule::Integral};
 constexpr UnarySpec kLogicalNot{"logical_not", UnaryOp::LogicalNot, DTypeRule::Predicate};
 constexpr UnarySpec kIsnan{"isnan", UnaryOp::IsNan, DTypeRule::Predicate};
 constexpr UnarySpec kIsinf{"isinf", UnaryOp::IsInf, DTypeRule::Predicate};
 constexpr UnarySpec kIsfinite{"isfinite", UnaryOp::IsFinite, DTypeRule::Predicate};
-constexpr UnarySpec kRound{"round", UnaryOp::Round, DTypeRule::Numeric};
-constexpr UnarySpec kRoundDecimals{"round", UnaryOp::RoundDecimals, DTypeRule::Floating};
-constexpr UnarySpec kGelu{"gelu", UnaryOp::Gelu, DTypeRule::Floating};
-constexpr UnarySpec kGeluTanh{"gelu", UnaryOp::GeluTanh, DTypeRule::Floating};
-constexpr UnarySpec kSoftplus{"softplus", UnaryOp::Softplus, DTypeRule::Floating};
-constexpr UnarySpec kNanToNum{"nan_to_num", UnaryOp::NanToNum, DTypeRule::Numeric};
 // clang-format on
+
+class UnaryBackward final : public autograd::Node {
+ public:
+  UnaryBackward(const UnarySpec& spec, const Params& params) : spec_(spec), params_(params) {}
+  std::string name() const override { return spec_.node; }
+  TensorList apply(TensorList&& grads) override {
+    return {spec_.derivative(grads[0], input.unpack(*this), output.unpack(*this), params_)};
+  }
+  void release_saved() override {
+    input.release();
+    output.release();
+  }
+  autograd::SavedTensor input, output;
+
+ private:
+  const UnarySpec& spec_;
+  Params params_;
+};
 
 // The dtype the op computes and returns, given its input; rejects dtypes outside its rule.
 ScalarType compute_dtype(const UnarySpec& spec, ScalarType in) {
@@ -86,31 +188,40 @@ ScalarType compute_dtype(const UnarySpec& spec, ScalarType in) {
   return in;
 }
 
-Tensor run_unary(const UnarySpec& spec, const Tensor& x, double p0 = 0, double p1 = 0, double p2 = 0) {
-  ScalarType dtype = compute_dtype(spec, x.dtype());
+Tensor run_unary(const UnarySpec& spec, const Tensor& x, ScalarType dtype, const Params& p = {}) {
+  autograd::Record<UnaryBackward> record({spec.node ? &x : nullptr}, spec, p);
   Tensor in = to(x, dtype);
   ScalarType out_dtype = spec.rule == DTypeRule::Predicate ? ScalarType::Bool : dtype;
   Tensor out = elementwise_output(x.sizes(), out_dtype, x);
-  backend(x.device()).unary(spec.op, out, in, p0, p1, p2);
+  backend(x.device()).unary(spec.op, out, in, p.a, p.b, p.c);
+  record.finish(out);
+  if (record) {
+    if (spec.uses & kInput) record->input = autograd::SavedTensor(x, false);
+    if (spec.uses & kOutput) record->output = autograd::SavedTensor(out, true);
+  }
   return out;
 }
 
-Tensor run_unary_(const UnarySpec& spec, const Tensor& self, double p0 = 0, double p1 = 0, double p2 = 0) {
+Tensor run_unary(const UnarySpec& spec, const Tensor& x, const Params& p = {}) {
+  return run_unary(spec, x, compute_dtype(spec, x.dtype()), p);
+}
+
+Tensor run_unary_(const UnarySpec& spec, const Tensor& self, const Params& p = {}) {
   ScalarType dtype = compute_dtype(spec, self.dtype());
   ScalarType out_dtype = spec.rule == DTypeRule::Predicate ? ScalarType::Bool : dtype;
   check_inplace(spec.name, self, self.sizes(), out_dtype);
-  if (out_dtype == self.dtype() && dtype == self.dtype()) {
-    backend(self.device()).unary(spec.op, self, self, p0, p1, p2);
-    self.bump_version();
-    return self;
-  }
-  return copy_(self, run_unary(spec, self, p0, p1, p2));
+  if (autograd::records_inplace(self, {}))
+    return autograd::assign_inplace(self, run_unary(spec, self, dtype, p), std::string(spec.name) + "_");
+  if (out_dtype != self.dtype() || dtype != self.dtype()) return copy_(self, run_unary(spec, self, dtype, p));
+  backend(self.device()).unary(spec.op, self, self, p.a, p.b, p.c);
+  self.bump_version();
+  return self;
 }
 
 }  // namespace
 
-#define TP_DEFINE_UNARY(name, spec)                             \
-  Tensor name(const Tensor& t) { return run_unary(spec, t); }   \
+#define TP_DEFINE_UNARY(name, spec)                            \
+  Tensor name(const Tensor& t) { return run_unary(spec, t); } \
   Tensor name##_(const Tensor& t) { return run_unary_(spec, t); }
 TP_DEFINE_UNARY(neg, kNeg)
 TP_DEFINE_UNARY(abs, kAbs)
@@ -144,11 +255,13 @@ TP_DEFINE_UNARY(isfinite, kIsfinite)
 #undef TP_DEFINE_UNARY
 
 Tensor round(const Tensor& t, int64_t decimals) {
-  return decimals == 0 ? run_unary(kRound, t) : run_unary(kRoundDecimals, t, static_cast<double>(decimals));
+  if (decimals == 0) return run_unary(kRound, t);
+  return run_unary(kRoundDecimals, t, {static_cast<double>(decimals)});
 }
 
 Tensor round_(const Tensor& t, int64_t decimals) {
-  return decimals == 0 ? run_unary_(kRound, t) : run_unary_(kRoundDecimals, t, static_cast<double>(decimals));
+  if (decimals == 0) return run_unary_(kRound, t);
+  return run_unary_(kRoundDecimals, t, {static_cast<double>(decimals)});
 }
 
 Tensor gelu(const Tensor& t, std::string_view approximate) {
@@ -157,7 +270,7 @@ Tensor gelu(const Tensor& t, std::string_view approximate) {
   return run_unary(approximate == "tanh" ? kGeluTanh : kGelu, t);
 }
 
-Tensor softplus(const Tensor& t, double beta, double threshold) { return run_unary(kSoftplus, t, beta, threshold); }
+Tensor softplus(const Tensor& t, double beta, double threshold) { return run_unary(kSoftplus, t, {beta, threshold}); }
 
 Tensor nan_to_num(const Tensor& t, std::optional<double> nan, std::optional<double> posinf,
                   std::optional<double> neginf) {
@@ -169,7 +282,7 @@ Tensor nan_to_num(const Tensor& t, std::optional<double> nan, std::optional<doub
     else if constexpr (std::is_same_v<T, BFloat16>) return static_cast<double>(float(BFloat16::from_bits(0x7F7F)));
     else return static_cast<double>(std::numeric_limits<T>::max());
   });
-  return run_unary(kNanToNum, t, nan.value_or(0.0), posinf.value_or(largest), neginf.value_or(-largest));
+  return run_unary(kNanToNum, t, {nan.value_or(0.0), posinf.value_or(largest), neginf.value_or(-largest)});
 }
 
 Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max) {
@@ -179,17 +292,15 @@ Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> m
   if (min) promoted.add(*min);
   if (max) promoted.add(*max);
   ScalarType dtype = promoted.get();
-  if (dtype == ScalarType::Bool) dtype = ScalarType::Int64;  // PyTorch computes a bool clamp in int64
+  if (dtype == ScalarType::Bool) dtype = ScalarType::Int64;  // PyTorch clamps bool in int64
   constexpr double none = std::numeric_limits<double>::quiet_NaN();
-  Tensor in = to(t, dtype);
-  Tensor out = elementwise_output(t.sizes(), dtype, t);
-  backend(t.device()).unary(UnaryOp::Clamp, out, in, min ? min->to_double() : none, max ? max->to_double() : none);
-  return out;
+  return run_unary(kClamp, t, dtype, {min ? min->to_double() : none, max ? max->to_double() : none});
 }
 
 Tensor clamp_(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max) {
   Tensor result = clamp(t, min, max);
   check_inplace("clamp_", t, t.sizes(), result.dtype());
+  if (autograd::records_inplace(t, {})) return autograd::assign_inplace(t, result, "clamp_");
   return copy_(t, result);
 }
 
@@ -199,6 +310,28 @@ Tensor clamp(const Tensor& t, const std::optional<Tensor>& min, const std::optio
   if (min) out = maximum(out, *min);
   if (max) out = minimum(out, *max);
   return out;
+}
+
+// pow with a number exponent is unary (x * x for 2, sqrt for 0.5); so is a number base.
+Tensor pow(const Tensor& a, const Scalar& exponent) {
+  ScalarType dtype = result_type(a, exponent);
+  if (dtype == ScalarType::Bool) fail_unsupported_dtype("pow", dtype);
+  TP_CHECK(is_floating_point(dtype) || exponent.is_floating_point() || exponent.to_int() >= 0,
+           "[pow] Integers to negative integer powers are not allowed.");
+  return run_unary(kPow, a, dtype, {exponent.to_double()});
+}
+
+Tensor pow_(const Tensor& a, const Scalar& exponent) {
+  Tensor result = pow(a, exponent);
+  check_inplace("pow_", a, a.sizes(), result.dtype());
+  if (autograd::records_inplace(a, {})) return autograd::assign_inplace(a, result, "pow_");
+  return copy_(a, result);
+}
+
+Tensor pow(const Scalar& base, const Tensor& exponent) {
+  ScalarType dtype = result_type(exponent, base);
+  if (dtype == ScalarType::Bool) fail_unsupported_dtype("pow", dtype);
+  return run_unary(kRPow, exponent, dtype, {base.to_double()});
 }
 
 }  // namespace tp

@@ -13,6 +13,7 @@ void init_factories(nb::module_& m);
 void init_ops(nb::module_& m);
 void init_indexing(nb::module_& m);
 void init_numpy(nb::module_& m);
+void init_autograd(nb::module_& m);
 
 // The Python class tensorplay.Tensor.
 nb::class_<PyTensor>& tensor_class();

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <random>
 
+#include "autograd/variable.h"
 #include "bindings.h"
 
 namespace tp::python {
@@ -14,9 +15,12 @@ struct FactoryOptions {
   Device device;
 };
 
-FactoryOptions options(std::optional<ScalarType> dtype, nb::handle device, bool requires_grad) {
-  TP_CHECK(!requires_grad, "[factory] requires_grad=True needs autograd, which tensorplay does not have yet");
-  return {dtype, device_arg(device)};
+FactoryOptions options(std::optional<ScalarType> dtype, nb::handle device) { return {dtype, device_arg(device)}; }
+
+// Factories take requires_grad=: the result is a leaf that requires grad.
+Tensor requiring_grad(Tensor t, bool requires_grad) {
+  if (requires_grad) autograd::set_requires_grad(t, true);
+  return t;
 }
 
 Generator* generator_arg(nb::handle h) { return h.is_none() ? nullptr : nb::cast<Generator*>(h); }
@@ -30,10 +34,10 @@ template <class Fill>
 void def_sized_factory(nb::module_& m, const char* name, Fill fill) {
   m.def(name, [fill](nb::args size, std::optional<ScalarType> dtype, nb::handle device, bool requires_grad,
                      nb::handle, bool) {
-    FactoryOptions o = options(dtype, device, requires_grad);
+    FactoryOptions o = options(dtype, device);
     Shape sizes = sizes_arg(size, "zeros");
     nb::gil_scoped_release released;
-    return fill(sizes, o);
+    return requiring_grad(fill(sizes, o), requires_grad);
   }, "size"_a, TP_FACTORY_KWARGS);
 }
 
@@ -41,8 +45,8 @@ template <class Fill>
 void def_like_factory(nb::module_& m, const char* name, Fill fill) {
   m.def(name, [fill](const Tensor& input, std::optional<ScalarType> dtype, nb::handle device, bool requires_grad,
                      nb::handle, bool, nb::handle) {
-    FactoryOptions o = options(dtype, device, requires_grad);
-    return to(fill(input, o.dtype), device.is_none() ? input.device() : o.device);
+    FactoryOptions o = options(dtype, device);
+    return requiring_grad(to(fill(input, o.dtype), device.is_none() ? input.device() : o.device), requires_grad);
   }, "input"_a, TP_FACTORY_KWARGS, "memory_format"_a.none() = nb::none());
 }
 
@@ -97,70 +101,70 @@ void init_factories(nb::module_& m) {
 
   m.def("full", [](const Shape& size, const Scalar& value, std::optional<ScalarType> dtype, nb::handle device,
                    bool requires_grad, nb::handle, bool) {
-    FactoryOptions o = options(dtype, device, requires_grad);
-    return full(size, value, o.dtype, o.device);
+    FactoryOptions o = options(dtype, device);
+    return requiring_grad(full(size, value, o.dtype, o.device), requires_grad);
   }, "size"_a, "fill_value"_a, TP_FACTORY_KWARGS);
   m.def("full_like", [](const Tensor& input, const Scalar& value, std::optional<ScalarType> dtype, nb::handle device,
                         bool requires_grad, nb::handle, bool, nb::handle) {
-    FactoryOptions o = options(dtype, device, requires_grad);
-    return to(full_like(input, value, dtype), device.is_none() ? input.device() : o.device);
+    FactoryOptions o = options(dtype, device);
+    return requiring_grad(to(full_like(input, value, dtype), device.is_none() ? input.device() : o.device), requires_grad);
   }, "input"_a, "fill_value"_a, TP_FACTORY_KWARGS, "memory_format"_a.none() = nb::none());
   m.def("empty_strided", [](const Shape& size, const Shape& stride, std::optional<ScalarType> dtype,
                             nb::handle device, bool requires_grad, nb::handle, bool) {
-    FactoryOptions o = options(dtype, device, requires_grad);
-    return empty_strided(size, stride, o.dtype, o.device);
+    FactoryOptions o = options(dtype, device);
+    return requiring_grad(empty_strided(size, stride, o.dtype, o.device), requires_grad);
   }, "size"_a, "stride"_a, TP_FACTORY_KWARGS);
   m.def("scalar_tensor", [](const Scalar& value, std::optional<ScalarType> dtype, nb::handle device,
                             bool requires_grad, nb::handle, bool) {
-    FactoryOptions o = options(dtype, device, requires_grad);
-    return scalar_tensor(value, o.dtype.value_or(get_default_dtype()), o.device);
+    FactoryOptions o = options(dtype, device);
+    return requiring_grad(scalar_tensor(value, o.dtype.value_or(get_default_dtype()), o.device), requires_grad);
   }, "s"_a, TP_FACTORY_KWARGS);
 
   m.def("arange", [](const Scalar& start, std::optional<Scalar> end, const Scalar& step,
                      std::optional<ScalarType> dtype, nb::handle device, bool requires_grad, nb::handle, bool) {
-    FactoryOptions o = options(dtype, device, requires_grad);
+    FactoryOptions o = options(dtype, device);
     // arange(end) counts from 0.
-    if (!end) return arange(0, start, step, o.dtype, o.device);
-    return arange(start, *end, step, o.dtype, o.device);
+    if (!end) return requiring_grad(arange(0, start, step, o.dtype, o.device), requires_grad);
+    return requiring_grad(arange(start, *end, step, o.dtype, o.device), requires_grad);
   }, "start"_a, "end"_a.none() = nb::none(), "step"_a = 1, TP_FACTORY_KWARGS);
   m.def("linspace", [](const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype,
                        nb::handle device, bool requires_grad, nb::handle, bool) {
-    FactoryOptions o = options(dtype, device, requires_grad);
-    return linspace(start, end, steps, o.dtype, o.device);
+    FactoryOptions o = options(dtype, device);
+    return requiring_grad(linspace(start, end, steps, o.dtype, o.device), requires_grad);
   }, "start"_a, "end"_a, "steps"_a, TP_FACTORY_KWARGS);
   m.def("eye", [](int64_t n, std::optional<int64_t> cols, std::optional<ScalarType> dtype, nb::handle device,
                   bool requires_grad, nb::handle, bool) {
-    FactoryOptions o = options(dtype, device, requires_grad);
-    return eye(n, cols, o.dtype, o.device);
+    FactoryOptions o = options(dtype, device);
+    return requiring_grad(eye(n, cols, o.dtype, o.device), requires_grad);
   }, "n"_a, "m"_a.none() = nb::none(), TP_FACTORY_KWARGS);
 
   m.def("rand", [](nb::args size, nb::handle generator, std::optional<ScalarType> dtype, nb::handle device,
                    bool requires_grad, nb::handle, bool) {
-    FactoryOptions o = options(dtype, device, requires_grad);
-    return rand(sizes_arg(size, "rand"), o.dtype, o.device, generator_arg(generator));
+    FactoryOptions o = options(dtype, device);
+    return requiring_grad(rand(sizes_arg(size, "rand"), o.dtype, o.device, generator_arg(generator)), requires_grad);
   }, "size"_a, nb::kw_only(), "generator"_a.none() = nb::none(), "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(),
      "requires_grad"_a = false, "layout"_a.none() = nb::none(), "pin_memory"_a = false);
   m.def("randn", [](nb::args size, nb::handle generator, std::optional<ScalarType> dtype, nb::handle device,
                     bool requires_grad, nb::handle, bool) {
-    FactoryOptions o = options(dtype, device, requires_grad);
-    return randn(sizes_arg(size, "randn"), o.dtype, o.device, generator_arg(generator));
+    FactoryOptions o = options(dtype, device);
+    return requiring_grad(randn(sizes_arg(size, "randn"), o.dtype, o.device, generator_arg(generator)), requires_grad);
   }, "size"_a, nb::kw_only(), "generator"_a.none() = nb::none(), "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(),
      "requires_grad"_a = false, "layout"_a.none() = nb::none(), "pin_memory"_a = false);
   // randint(high, size) or randint(low, high, size).
   m.def("randint", [](nb::args args, nb::handle generator, std::optional<ScalarType> dtype, nb::handle device,
                       bool requires_grad, nb::handle, bool) {
-    FactoryOptions o = options(dtype, device, requires_grad);
+    FactoryOptions o = options(dtype, device);
     TP_CHECK_TYPE(args.size() == 2 || args.size() == 3, "[randint] expected (high, size) or (low, high, size)");
     int64_t low = args.size() == 3 ? nb::cast<int64_t>(args[0]) : 0;
     int64_t high = nb::cast<int64_t>(args[args.size() - 2]);
     Shape size = nb::cast<Shape>(args[args.size() - 1]);
-    return randint(low, high, size, o.dtype, o.device, generator_arg(generator));
+    return requiring_grad(randint(low, high, size, o.dtype, o.device, generator_arg(generator)), requires_grad);
   }, "args"_a, nb::kw_only(), "generator"_a.none() = nb::none(), "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(),
      "requires_grad"_a = false, "layout"_a.none() = nb::none(), "pin_memory"_a = false);
   m.def("randperm", [](int64_t n, nb::handle generator, std::optional<ScalarType> dtype, nb::handle device,
                        bool requires_grad, nb::handle, bool) {
-    FactoryOptions o = options(dtype, device, requires_grad);
-    return randperm(n, o.dtype, o.device, generator_arg(generator));
+    FactoryOptions o = options(dtype, device);
+    return requiring_grad(randperm(n, o.dtype, o.device, generator_arg(generator)), requires_grad);
   }, "n"_a, nb::kw_only(), "generator"_a.none() = nb::none(), "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(),
      "requires_grad"_a = false, "layout"_a.none() = nb::none(), "pin_memory"_a = false);
 
@@ -171,23 +175,23 @@ void init_factories(nb::module_& m) {
            "mean"_a = 0.0, "std"_a = 1.0, nb::kw_only(), "generator"_a.none() = nb::none())
       .def("new_zeros", [](const Tensor& t, nb::args size, std::optional<ScalarType> dtype, nb::handle device, bool rg,
                            nb::handle, bool) {
-        FactoryOptions o = options(dtype, device, rg);
-        return zeros(sizes_arg(size, "new_zeros"), o.dtype.value_or(t.dtype()), device.is_none() ? t.device() : o.device);
+        FactoryOptions o = options(dtype, device);
+        return requiring_grad(zeros(sizes_arg(size, "new_zeros"), o.dtype.value_or(t.dtype()), device.is_none() ? t.device() : o.device), rg);
       }, "size"_a, TP_FACTORY_KWARGS)
       .def("new_ones", [](const Tensor& t, nb::args size, std::optional<ScalarType> dtype, nb::handle device, bool rg,
                           nb::handle, bool) {
-        FactoryOptions o = options(dtype, device, rg);
-        return ones(sizes_arg(size, "new_ones"), o.dtype.value_or(t.dtype()), device.is_none() ? t.device() : o.device);
+        FactoryOptions o = options(dtype, device);
+        return requiring_grad(ones(sizes_arg(size, "new_ones"), o.dtype.value_or(t.dtype()), device.is_none() ? t.device() : o.device), rg);
       }, "size"_a, TP_FACTORY_KWARGS)
       .def("new_empty", [](const Tensor& t, nb::args size, std::optional<ScalarType> dtype, nb::handle device, bool rg,
                            nb::handle, bool) {
-        FactoryOptions o = options(dtype, device, rg);
-        return empty(sizes_arg(size, "new_empty"), o.dtype.value_or(t.dtype()), device.is_none() ? t.device() : o.device);
+        FactoryOptions o = options(dtype, device);
+        return requiring_grad(empty(sizes_arg(size, "new_empty"), o.dtype.value_or(t.dtype()), device.is_none() ? t.device() : o.device), rg);
       }, "size"_a, TP_FACTORY_KWARGS)
       .def("new_full", [](const Tensor& t, const Shape& size, const Scalar& value, std::optional<ScalarType> dtype,
                           nb::handle device, bool rg, nb::handle, bool) {
-        FactoryOptions o = options(dtype, device, rg);
-        return full(size, value, o.dtype.value_or(t.dtype()), device.is_none() ? t.device() : o.device);
+        FactoryOptions o = options(dtype, device);
+        return requiring_grad(full(size, value, o.dtype.value_or(t.dtype()), device.is_none() ? t.device() : o.device), rg);
       }, "size"_a, "fill_value"_a, TP_FACTORY_KWARGS);
 }
 

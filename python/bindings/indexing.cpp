@@ -154,10 +154,8 @@ void init_indexing(nb::module_& m) {
                                       bool accumulate) -> Tensor { return index_put_(t, indices, values, accumulate); },
                      "indices"_a, "values"_a, "accumulate"_a = false, release_gil());
   m.def("index_put", [](const Tensor& t, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
-                        bool accumulate) {
-    Tensor out = clone(t);
-    return index_put_(out, indices, values, accumulate);
-  }, "input"_a, "indices"_a, "values"_a, "accumulate"_a = false, release_gil());
+                        bool accumulate) { return index_put(t, indices, values, accumulate); },
+        "input"_a, "indices"_a, "values"_a, "accumulate"_a = false, release_gil());
 }
 
 }  // namespace tp::python

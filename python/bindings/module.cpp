@@ -132,4 +132,5 @@ NB_MODULE(_C, m) {
   init_ops(m);
   init_indexing(m);
   init_numpy(m);
+  init_autograd(m);
 }

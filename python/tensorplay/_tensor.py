@@ -90,14 +90,12 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
     Python floats become the default dtype (float32), ints int64 and bools bool; NumPy arrays and
     scalars keep their dtype.
     """
-    if requires_grad:
-        raise RuntimeError("tensor: requires_grad=True needs autograd, which tensorplay does not have yet")
     if isinstance(data, Tensor):
-        out = data.clone()
-        return out.to(device=device, dtype=dtype) if (dtype or device) else out
+        out = data.detach().clone()
+        return out.to(device=device, dtype=dtype).requires_grad_(requires_grad)
     if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in data):
         out = _C.stack([tensor(x) for x in data])
-        return out.to(device=device, dtype=dtype) if (dtype or device) else out
+        return out.to(device=device, dtype=dtype).requires_grad_(requires_grad)
     if isinstance(data, np.ndarray) and any(s < 0 for s in data.strides):
         raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative "
                          "strides are not currently supported. (You can probably work around this by making a "
@@ -107,7 +105,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
     if array.dtype.kind == "u" and array.dtype != np.uint8:
         array = array.astype(np.int64)
     out = from_numpy(array if array.flags.c_contiguous else array.copy(order="C")).clone()
-    return out.to(device=device, dtype=dtype or inferred)
+    return out.to(device=device, dtype=dtype or inferred).requires_grad_(requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -134,12 +132,14 @@ def result_type(tensor1, tensor2):
 # ---- Tensor methods written in Python ----
 
 def _numpy(self, *, force=False):
-    array = self._numpy()
+    if self.requires_grad and not force:
+        raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+    array = self.detach()._numpy()
     return array.view(ml_dtypes.bfloat16) if self.dtype == _C.bfloat16 else array
 
 
 def _tolist(self):
-    array = _numpy(self.contiguous())
+    array = _numpy(self.detach().contiguous())
     if self.dtype in (_C.bfloat16, _C.float16):
         array = array.astype(np.float64)
     return array.tolist()
@@ -172,6 +172,19 @@ def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 
+def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Computes the gradient of this tensor with respect to the leaves and accumulates it in their .grad."""
+    from tensorplay import autograd
+    autograd.backward(self, gradient, retain_graph, create_graph, inputs)
+
+
+def _grad_fn(self):
+    from tensorplay.autograd.graph import wrap
+    return wrap(self._grad_fn)
+
+
+Tensor.backward = _backward
+Tensor.grad_fn = property(_grad_fn)
 Tensor.numpy = _numpy
 Tensor.tolist = _tolist
 Tensor.__array__ = _array

@@ -129,7 +129,7 @@ def _add_suffixes(text, suffixes, indent):
     return "".join(parts)
 
 
-def tensor_repr(self):
+def tensor_repr(self, *, tensor_contents=None):
     prefix = "tensor("
     indent = len(prefix)
     suffixes = []
@@ -143,10 +143,16 @@ def tensor_repr(self):
             suffixes.append(f"size={tuple(self.shape)}")
         body = "[]"
     else:
-        summarize = self.numel() > PRINT_OPTS.threshold
-        shown = _summarized(self) if summarize else self
-        formatter = _Formatter(_flat_values(shown), self.is_floating_point())
-        body = _tensor_str(self, indent, summarize, formatter)
+        data = self.detach()
+        summarize = data.numel() > PRINT_OPTS.threshold
+        shown = _summarized(data) if summarize else data
+        formatter = _Formatter(_flat_values(shown), data.is_floating_point())
+        body = _tensor_str(data, indent, summarize, formatter)
     if shows_dtype:
         suffixes.append(f"dtype={self.dtype}")
+    grad_fn = self.grad_fn
+    if grad_fn is not None:
+        suffixes.append(f"grad_fn=<{grad_fn.name()}>")
+    elif self.requires_grad:
+        suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)

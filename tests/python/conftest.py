@@ -6,7 +6,7 @@ def pytest_configure(config):
     """Makes pytest's failure summary linear in the number of reports.
 
     For each failed test, pytest's terminal reporter scans every passed setup/teardown report for
-    that test's teardown output (TerminalReporter._get_teardown_reports). test_ops.py has ~16,000
+    that test's teardown output (TerminalReporter._get_teardown_reports). test_ops.py has ~10,000
     cases; with a few hundred failures that scan alone took minutes. This indexes the reports once.
     """
     reporter = config.pluginmanager.get_plugin("terminalreporter")
@@ -20,7 +20,7 @@ def pytest_configure(config):
             by_id = {}
             for report in reports:
                 if report.when == "teardown":
-                    by_id.setdefault(report.nodeid, []).append(report)
+                    by_id.setdefault(report.id, []).append(report)
             index.update(size=len(reporter.stats.get("", ())), by_id=by_id)
         return index["by_id"].get(node_id, [])
 
