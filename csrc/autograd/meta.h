@@ -24,6 +24,7 @@ struct AutogradMeta final : AutogradMetaInterface {
   Tensor grad;
   std::shared_ptr<Node> grad_fn;  // null for leaves
   uint32_t output_nr = 0;         // which output of grad_fn this tensor is
+  uint32_t history_version = 0;   // the tensor's version when grad_fn was set (see refresh_view_history)
   std::weak_ptr<Node> grad_accumulator;
   std::shared_ptr<RetainedGrad> retained;  // set by retain_grad() on a non-leaf
   // Hooks of a leaf, run by its AccumulateGrad: before accumulating, and after.

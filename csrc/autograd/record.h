@@ -51,6 +51,15 @@ class Record {
   N* operator->() const { return node_.get(); }
   const std::shared_ptr<N>& node() const { return node_; }
 
+  // Makes the node the history of each of the op's outputs (output i is the node's output i).
+  const TensorList& finish_all(const TensorList& outputs) {
+    if (node_) {
+      no_grad_.reset();
+      for (const Tensor& out : outputs) set_history(out, node_);
+    }
+    return outputs;
+  }
+
   // Makes the node the history of the op's output(s); pass only differentiable outputs.
   template <class... Outputs>
   Tensor finish(const Tensor& output, const Outputs&... more) {

@@ -39,9 +39,15 @@ bool is_leaf(const Tensor& t) {
   return !m || !m->grad_fn;
 }
 
+namespace {
+void refresh_view_history(const Tensor& t, AutogradMeta& m);
+}  // namespace
+
 std::shared_ptr<Node> grad_fn(const Tensor& t) {
   AutogradMeta* m = meta(t);
-  return m ? m->grad_fn : nullptr;
+  if (!m) return nullptr;
+  refresh_view_history(t, *m);
+  return m->grad_fn;
 }
 
 Tensor grad(const Tensor& t) {
@@ -76,6 +82,7 @@ void set_grad(const Tensor& t, const Tensor& g) {
 Edge gradient_edge(const Tensor& t) {
   AutogradMeta* m = meta(t);
   if (!m) return {};
+  refresh_view_history(t, *m);
   if (m->grad_fn) return {m->grad_fn, m->output_nr};
   if (!m->requires_grad) return {};
   // The accumulator is shared by every graph that uses the leaf, and lives as long as one does.
@@ -89,9 +96,12 @@ Edge gradient_edge(const Tensor& t) {
 }
 
 const Tensor& set_history(const Tensor& output, const std::shared_ptr<Node>& node) {
+  // Integer and bool results are not differentiable: they never require grad.
+  if (!is_floating_point(output.dtype())) return output;
   AutogradMeta& m = ensure_meta(output);
   m.grad_fn = node;
   m.output_nr = node->add_output(output);
+  m.history_version = output.version();
   return output;
 }
 
@@ -206,9 +216,27 @@ class AsStridedBackward final : public Node {
   int64_t view_offset_;
 };
 
+// Note [Views after in-place writes]: a view shares its base's memory, so an in-place write to
+// the base (or to another view of it) changes the view's values too, and the history the view
+// was made with is out of date. It is rebuilt, when next needed, as "these elements of the
+// base" from the base's current history.
+void refresh_view_history(const Tensor& t, AutogradMeta& m) {
+  const auto& base_impl = t.impl()->view_base();
+  if (!base_impl || !m.grad_fn || t.version() == m.history_version) return;
+  Tensor base(base_impl);
+  if (!requires_grad(base)) return;
+  auto node = std::make_shared<AsStridedBackward>(base, t);
+  m.grad_fn = node;
+  m.output_nr = node->add_output(t);
+  m.history_version = t.version();
+}
+
 }  // namespace
 
 bool records_inplace(const Tensor& self, std::initializer_list<const Tensor*> inputs) {
+  TP_CHECK(!self.impl()->is_inference() || is_inference_mode_enabled(), "[inplace] Inplace update to inference "
+           "tensor outside InferenceMode is not allowed. You can make a clone to get a normal tensor before doing "
+           "inplace update.");
   if (!is_grad_enabled()) return false;
   if (requires_grad(self)) return true;
   for (const Tensor* t : inputs)
@@ -234,10 +262,11 @@ const Tensor& assign_inplace(const Tensor& self, const Tensor& result, std::stri
   }
   std::shared_ptr<Node> fn = grad_fn(result);
   if (!fn) {
+    // The new values do not depend on anything that requires grad: the old ones get zero.
     // "fill_" -> "FillBackward0"
     std::string name(op.substr(0, op.size() - (op.ends_with('_') ? 1 : 0)));
     name[0] = static_cast<char>(std::toupper(name[0]));
-    fn = std::make_shared<ConstantBackward>(name + "Backward0");
+    fn = std::make_shared<OverwriteBackward>(name + "Backward0", old_edge);
     fn->add_output(self);
   }
   if (base.defined()) {
@@ -245,13 +274,15 @@ const Tensor& assign_inplace(const Tensor& self, const Tensor& result, std::stri
     AutogradMeta& base_meta = ensure_meta(base);
     base_meta.grad_fn = slices;
     base_meta.output_nr = slices->add_output(base);
+    base_meta.history_version = base.version();
     auto view_fn = std::make_shared<AsStridedBackward>(base, self);
     m.grad_fn = view_fn;
     m.output_nr = view_fn->add_output(self);
   } else {
     m.grad_fn = fn;
-    m.output_nr = grad_fn(result) ? ensure_meta(result).output_nr : 0;
+    m.output_nr = meta(result) && meta(result)->grad_fn ? meta(result)->output_nr : 0;
   }
+  m.history_version = self.version();
   return self;
 }
 
@@ -270,9 +301,16 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   {
     std::lock_guard lock(m.mutex);
     if (!m.grad.defined()) {
-      // Keep the gradient itself when nothing else holds it; otherwise a copy, so that two
-      // leaves fed the same tensor (a + b) never share a .grad.
-      m.grad = is_grad_enabled() || g.impl()->use_count() == 1 ? g : clone(g);
+      // Keep the gradient itself when it is dense and nothing else sees its memory; otherwise a
+      // copy laid out like the leaf. (A gradient may be an expanded view, or shared by two
+      // leaves fed the same tensor, as in a + b; a .grad must be neither.)
+      bool owned = g.is_contiguous() && g.impl()->use_count() == 1 && g.impl()->storage()->use_count() == 1;
+      if (owned) {
+        m.grad = g;
+      } else {
+        m.grad = empty_like(variable_);
+        copy_(m.grad, g);
+      }
     } else if (is_grad_enabled()) {
       m.grad = add(m.grad, g);
     } else {

@@ -4,6 +4,7 @@
 
 #include "autograd/meta.h"
 #include "autograd/node.h"
+#include "ops/ops.h"
 
 namespace tp::autograd {
 
@@ -39,7 +40,7 @@ const Tensor& assign_inplace(const Tensor& self, const Tensor& result, std::stri
 class AccumulateGrad final : public Node {
  public:
   explicit AccumulateGrad(Tensor variable);
-  std::string name() const override { return "AccumulateGrad"; }
+  std::string name() const override { return "tensorplay::autograd::AccumulateGrad"; }
   TensorList apply(TensorList&& grads) override;
   const Tensor& variable() const { return variable_; }
 
@@ -47,13 +48,18 @@ class AccumulateGrad final : public Node {
   Tensor variable_;
 };
 
-// A node with no inputs whose result has no gradient path: the history of a tensor overwritten
-// by values that do not depend on anything requiring grad (fill_, copy_ from a constant).
-class ConstantBackward final : public Node {
+// The history of a tensor overwritten in place by values that do not depend on anything that
+// requires grad (fill_, zero_, copy_ from a constant): its old value gets a zero gradient.
+class OverwriteBackward final : public Node {
  public:
-  explicit ConstantBackward(std::string name) : name_(std::move(name)) {}
+  OverwriteBackward(std::string name, Edge old_value) : name_(std::move(name)) {
+    if (old_value.valid()) set_next_edges({std::move(old_value)});
+  }
   std::string name() const override { return name_; }
-  TensorList apply(TensorList&&) override { return {}; }
+  TensorList apply(TensorList&& grads) override {
+    if (next_edges().empty()) return {};
+    return {zeros_like(grads[0])};
+  }
 
  private:
   std::string name_;

@@ -33,6 +33,17 @@ class CpuBackend final : public Backend {
   void index_put(const Tensor& rows, const Tensor& offsets, const Tensor& values, bool accumulate) override;
   Tensor nonzero(const Tensor& in) override;
 
+  void conv2d(const Tensor& out, const Tensor& in, const Tensor& weight, const Tensor& bias, const Window& w) override;
+  void conv2d_input_grad(const Tensor& grad_in, const Tensor& grad_out, const Tensor& weight, const Window& w) override;
+  void conv2d_weight_grad(const Tensor& grad_weight, const Tensor& grad_out, const Tensor& in, const Window& w) override;
+
+  void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& in, const Window& w) override;
+  void max_pool2d_grad(const Tensor& grad_in, const Tensor& grad_out, const Tensor& indices) override;
+  void avg_pool2d(const Tensor& out, const Tensor& in, const Window& w, bool count_include_pad,
+                  std::optional<int64_t> divisor) override;
+  void avg_pool2d_grad(const Tensor& grad_in, const Tensor& grad_out, const Window& w, bool count_include_pad,
+                       std::optional<int64_t> divisor) override;
+
   void uniform(const Tensor& out, double low, double high, Generator& gen) override;
   void normal(const Tensor& out, double mean, double std, Generator& gen) override;
   void random_int(const Tensor& out, int64_t low, int64_t high, Generator& gen) override;

@@ -72,6 +72,9 @@ void with_binary_fn(BinaryOp op, const Scalar& alpha, Apply apply, ApplyBool app
     case BinaryOp::Sub:
       if (alpha.to_double() == 1) return apply([](M a, M b) { return M(a - b); });
       return apply([al = alpha.to<M>()](M a, M b) { return M(a - al * b); });
+    case BinaryOp::Lerp:
+      if constexpr (floating) return apply([w = alpha.to<M>()](M a, M b) { return math::lerp(a, b, w); });
+      break;
     case BinaryOp::Mul:
       if constexpr (std::is_same_v<T, bool>) return apply([](M a, M b) { return M(a && b); });
       else return apply([](M a, M b) { return M(a * b); });

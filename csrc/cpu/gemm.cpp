@@ -5,102 +5,26 @@
 // strides, dtype and scaling. A dtype this CPU's oneDNN cannot multiply (float16 without
 // AVX512-FP16, bfloat16 without AVX-512) runs in float32 and is rounded once at the end.
 
-#include <oneapi/dnnl/dnnl.hpp>
-
-#include <list>
-#include <mutex>
-#include <unordered_map>
-
 #include "cpu/backend.h"
 #include "cpu/convert.h"
 #include "cpu/loop.h"
+#include "cpu/onednn.h"
 #include "ops/ops.h"
 
 namespace tp::cpu {
 
 namespace {
 
-dnnl::memory::data_type dnnl_type(ScalarType t) {
-  switch (t) {
-    case ScalarType::Float32: return dnnl::memory::data_type::f32;
-    case ScalarType::BFloat16: return dnnl::memory::data_type::bf16;
-    case ScalarType::Float16: return dnnl::memory::data_type::f16;
-    default: return dnnl::memory::data_type::undef;
-  }
-}
-
-dnnl::engine& cpu_engine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
-
 // A 3-D operand as oneDNN sees it: a batch of 1 with stride 0 broadcasts.
 dnnl::memory::desc memory_desc(const Tensor& t) {
   dnnl::memory::dims dims(t.sizes().begin(), t.sizes().end());
   dnnl::memory::dims strides(t.strides().begin(), t.strides().end());
   if (strides[0] == 0) dims[0] = 1;
-  return dnnl::memory::desc(dims, dnnl_type(t.dtype()), strides);
+  return dnnl::memory::desc(dims, onednn::data_type(t.dtype()), strides);
 }
 
-struct GemmKey {
-  std::vector<int64_t> fields;
-  bool operator==(const GemmKey&) const = default;
-};
-struct GemmKeyHash {
-  size_t operator()(const GemmKey& k) const {
-    size_t h = 0;
-    for (int64_t f : k.fields) h = h * 1000003u ^ std::hash<int64_t>()(f);
-    return h;
-  }
-};
-
-// A small LRU cache of matmul primitives; an empty optional marks a combination oneDNN lacks.
-class PrimitiveCache {
- public:
-  std::optional<dnnl::matmul> get(const Tensor& out, const Tensor& a, const Tensor& b, float alpha, float beta) {
-    GemmKey key{{static_cast<int64_t>(a.dtype()), std::bit_cast<int32_t>(alpha), std::bit_cast<int32_t>(beta)}};
-    for (const Tensor* t : {&out, &a, &b}) {
-      key.fields.insert(key.fields.end(), t->sizes().begin(), t->sizes().end());
-      key.fields.insert(key.fields.end(), t->strides().begin(), t->strides().end());
-    }
-    std::lock_guard lock(mutex_);
-    if (auto it = index_.find(key); it != index_.end()) {
-      entries_.splice(entries_.begin(), entries_, it->second);
-      return it->second->second;
-    }
-    std::optional<dnnl::matmul> prim;
-    try {
-      dnnl::primitive_attr attr;
-      if (alpha != 1) attr.set_output_scales(0, {alpha});
-      if (beta != 0) {
-        dnnl::post_ops ops;
-        ops.append_sum(beta);
-        attr.set_post_ops(ops);
-      }
-      dnnl::matmul::desc desc(memory_desc(a), memory_desc(b), memory_desc(out));
-      prim = dnnl::matmul(dnnl::matmul::primitive_desc(desc, attr, cpu_engine()));
-    } catch (const dnnl::error&) {
-      prim.reset();  // unimplemented for this CPU or layout
-    }
-    entries_.emplace_front(key, prim);
-    index_[key] = entries_.begin();
-    if (entries_.size() > kCapacity) {
-      index_.erase(entries_.back().first);
-      entries_.pop_back();
-    }
-    return prim;
-  }
-
- private:
-  static constexpr size_t kCapacity = 512;
-  using Entry = std::pair<GemmKey, std::optional<dnnl::matmul>>;
-  std::mutex mutex_;
-  std::list<Entry> entries_;
-  std::unordered_map<GemmKey, std::list<Entry>::iterator, GemmKeyHash> index_;
-};
-
-PrimitiveCache& primitive_cache() {
-  static auto* cache = new PrimitiveCache();
+onednn::PrimitiveCache<dnnl::matmul>& matmul_cache() {
+  static auto* cache = new onednn::PrimitiveCache<dnnl::matmul>();
   return *cache;
 }
 
@@ -110,15 +34,27 @@ Tensor plain(const Tensor& t) {
 }
 
 bool onednn_gemm(const Tensor& out, const Tensor& a, const Tensor& b, float beta, float alpha) {
-  auto prim = primitive_cache().get(out, a, b, alpha, beta);
+  onednn::Key key{static_cast<int64_t>(a.dtype()), std::bit_cast<int32_t>(alpha), std::bit_cast<int32_t>(beta)};
+  for (const Tensor* t : {&out, &a, &b}) {
+    key.insert(key.end(), t->sizes().begin(), t->sizes().end());
+    key.insert(key.end(), t->strides().begin(), t->strides().end());
+  }
+  auto prim = matmul_cache().get(key, [&] {
+    dnnl::primitive_attr attr;
+    if (alpha != 1) attr.set_output_scales(0, {alpha});
+    if (beta != 0) {
+      dnnl::post_ops ops;
+      ops.append_sum(beta);
+      attr.set_post_ops(ops);
+    }
+    dnnl::matmul::desc desc(memory_desc(a), memory_desc(b), memory_desc(out));
+    return dnnl::matmul(dnnl::matmul::primitive_desc(desc, attr, onednn::engine()));
+  });
   if (!prim) return false;
-  if (omp_get_max_threads() != get_num_threads()) omp_set_num_threads(get_num_threads());
-  auto& engine = cpu_engine();
-  dnnl::stream stream(engine);
-  dnnl::memory ma(memory_desc(a), engine, a.data_ptr()), mb(memory_desc(b), engine, b.data_ptr()),
-      mc(memory_desc(out), engine, out.data_ptr());
-  prim->execute(stream, {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}});
-  stream.wait();
+  auto& engine = onednn::engine();
+  onednn::execute(*prim, {{DNNL_ARG_SRC, dnnl::memory(memory_desc(a), engine, a.data_ptr())},
+                          {DNNL_ARG_WEIGHTS, dnnl::memory(memory_desc(b), engine, b.data_ptr())},
+                          {DNNL_ARG_DST, dnnl::memory(memory_desc(out), engine, out.data_ptr())}});
   return true;
 }
 
@@ -158,7 +94,7 @@ void CpuBackend::gemm(const Tensor& out, const Tensor& a, const Tensor& b, const
     return;
   }
   const ScalarType dtype = out.dtype();
-  if (dnnl_type(dtype) != dnnl::memory::data_type::undef) {
+  if (onednn::data_type(dtype) != dnnl::memory::data_type::undef) {
     Tensor pa = plain(a), pb = plain(b);
     if (onednn_gemm(out, pa, pb, static_cast<float>(beta.to_double()), static_cast<float>(alpha.to_double()))) return;
     // This CPU's oneDNN lacks the dtype: compute in float32 and round once.

@@ -7,6 +7,7 @@
 // device type implements the interface once: cpu/backend.cpp, and cuda/backend.cpp when built.
 
 #include <cstdint>
+#include <array>
 #include <optional>
 
 #include "core/tensor.h"
@@ -31,6 +32,7 @@ enum class UnaryOp : uint8_t {
 enum class BinaryOp : uint8_t {
   Add,  // a + alpha * b, alpha in the scalar parameter
   Sub,  // a - alpha * b
+  Lerp, // a + alpha * (b - a), alpha the weight
   Mul, Div, DivTrunc, DivFloor, Remainder, Pow, Atan2, Maximum, Minimum,
   BitwiseAnd, BitwiseOr, BitwiseXor,
   Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr, LogicalXor,  // write bool
@@ -50,6 +52,12 @@ enum class ReduceOp : uint8_t { Sum, Prod, Max, Min, All, Any };
 enum class ArgReduceOp : uint8_t { Max, Min };
 enum class ScanOp : uint8_t { Sum, Prod };
 enum class ScatterReduce : uint8_t { None, Add };
+
+// The geometry of a 2-D convolution or pooling window: per spatial dim (height, width).
+struct Window {
+  std::array<int64_t, 2> kernel{1, 1}, stride{1, 1}, padding{0, 0}, dilation{1, 1};
+  int64_t groups = 1;
+};
 
 class Backend {
  public:
@@ -96,6 +104,24 @@ class Backend {
   virtual void index_put(const Tensor& rows, const Tensor& offsets, const Tensor& values, bool accumulate) = 0;
   // The indices of the true elements of a bool tensor, as an int64 [count, ndim] tensor.
   virtual Tensor nonzero(const Tensor& in) = 0;
+
+  // 2-D convolution over NCHW tensors with OIHW weights (O = out channels, I = in / groups):
+  // out = conv(in, weight) + bias (bias may be undefined); and its two backward halves, which
+  // write the gradient of the input and of the weight from the output's gradient.
+  virtual void conv2d(const Tensor& out, const Tensor& in, const Tensor& weight, const Tensor& bias,
+                      const Window& w) = 0;
+  virtual void conv2d_input_grad(const Tensor& grad_in, const Tensor& grad_out, const Tensor& weight,
+                                 const Window& w) = 0;
+  virtual void conv2d_weight_grad(const Tensor& grad_weight, const Tensor& grad_out, const Tensor& in,
+                                  const Window& w) = 0;
+
+  // 2-D pooling over NCHW tensors (padding counts as -inf for max, per count_include_pad for avg).
+  virtual void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& in, const Window& w) = 0;
+  virtual void max_pool2d_grad(const Tensor& grad_in, const Tensor& grad_out, const Tensor& indices) = 0;
+  virtual void avg_pool2d(const Tensor& out, const Tensor& in, const Window& w, bool count_include_pad,
+                          std::optional<int64_t> divisor) = 0;
+  virtual void avg_pool2d_grad(const Tensor& grad_in, const Tensor& grad_out, const Window& w, bool count_include_pad,
+                               std::optional<int64_t> divisor) = 0;
 
   // Random numbers from a counter-based stream (see core/generator.h).
   virtual void uniform(const Tensor& out, double low, double high, Generator& gen) = 0;

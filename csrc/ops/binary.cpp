@@ -29,7 +29,7 @@ enum class DTypeRule {
 // The gradient of one input, given the gradient g of y = a OP b (alpha: add's and sub's scale).
 using Derivative = Tensor (*)(const Tensor& g, const Tensor& a, const Tensor& b, const Tensor& y, const Scalar& alpha);
 
-// What the derivatives read, so that only that is saved for backward.
+// What each derivative reads, so that only what a needed gradient reads is saved for backward.
 enum Uses : uint8_t { kNothing = 0, kA = 1, kB = 2, kOutput = 4 };
 
 struct BinarySpec {
@@ -39,7 +39,10 @@ struct BinarySpec {
   const char* node = nullptr;         // PyTorch's node names, with a tensor and with a number as b;
   const char* scalar_node = nullptr;  // null: no gradient
   Derivative da = nullptr, db = nullptr;
-  uint8_t uses = kNothing;
+  uint8_t da_uses = kNothing, db_uses = kNothing;
+  // PyTorch rounds a number (or 0-dim tensor) operand to a 16-bit tensor's dtype for these ops,
+  // and keeps it in float for the others.
+  bool rounds_scalar = false;
 };
 
 namespace d {  // derivatives
@@ -83,27 +86,27 @@ Tensor select_b(const Tensor& g, const Tensor& a, const Tensor& b, const Tensor&
 }  // namespace d
 
 // clang-format off
-constexpr BinarySpec kAdd{"add", BinaryOp::Add, DTypeRule::Promote, "AddBackward0", "AddBackward1", d::same, d::scaled};
-constexpr BinarySpec kSub{"sub", BinaryOp::Sub, DTypeRule::NoBool, "SubBackward0", "SubBackward1", d::same, d::negated};
-constexpr BinarySpec kMul{"mul", BinaryOp::Mul, DTypeRule::Promote, "MulBackward0", "MulBackward1", d::mul_a, d::mul_b, kA | kB};
-constexpr BinarySpec kDiv{"div", BinaryOp::Div, DTypeRule::ToFloat, "DivBackward0", "DivBackward1", d::div_a, d::div_b, kA | kB};
+constexpr BinarySpec kAdd{"add", BinaryOp::Add, DTypeRule::Promote, "AddBackward0", "AddBackward0", d::same, d::scaled, kNothing, kNothing, true};
+constexpr BinarySpec kSub{"sub", BinaryOp::Sub, DTypeRule::NoBool, "SubBackward0", "SubBackward0", d::same, d::negated, kNothing, kNothing, true};
+constexpr BinarySpec kMul{"mul", BinaryOp::Mul, DTypeRule::Promote, "MulBackward0", "MulBackward0", d::mul_a, d::mul_b, kB, kA};
+constexpr BinarySpec kDiv{"div", BinaryOp::Div, DTypeRule::ToFloat, "DivBackward0", "DivBackward0", d::div_a, d::div_b, kB, kA | kB};
 constexpr BinarySpec kDivTrunc{"div", BinaryOp::DivTrunc, DTypeRule::NoBool, "DivBackward2", "DivBackward3", d::zero, d::zero};
 constexpr BinarySpec kDivFloor{"div", BinaryOp::DivFloor, DTypeRule::NoBool, "DivBackward2", "DivBackward3", d::zero, d::zero};
 constexpr BinarySpec kFloorDivide{"floor_divide", BinaryOp::DivFloor, DTypeRule::NoBool};
-constexpr BinarySpec kRemainder{"remainder", BinaryOp::Remainder, DTypeRule::NoBool, "RemainderBackward0", "RemainderBackward1", d::same, d::remainder_b, kA | kB};
-constexpr BinarySpec kPow{"pow", BinaryOp::Pow, DTypeRule::NoBool, "PowBackward1", "PowBackward0", d::pow_a, d::pow_b, kA | kB | kOutput};
-constexpr BinarySpec kAtan2{"atan2", BinaryOp::Atan2, DTypeRule::ToFloat, "Atan2Backward0", "Atan2Backward0", d::atan2_a, d::atan2_b, kA | kB};
-constexpr BinarySpec kMaximum{"maximum", BinaryOp::Maximum, DTypeRule::Promote, "MaximumBackward0", "MaximumBackward0", d::select_a, d::select_b, kA | kB | kOutput};
-constexpr BinarySpec kMinimum{"minimum", BinaryOp::Minimum, DTypeRule::Promote, "MinimumBackward0", "MinimumBackward0", d::select_a, d::select_b, kA | kB | kOutput};
+constexpr BinarySpec kRemainder{"remainder", BinaryOp::Remainder, DTypeRule::NoBool, "RemainderBackward1", "RemainderBackward0", d::same, d::remainder_b, kNothing, kA | kB, true};
+constexpr BinarySpec kPow{"pow", BinaryOp::Pow, DTypeRule::NoBool, "PowBackward1", "PowBackward0", d::pow_a, d::pow_b, kA | kB, kA | kB | kOutput};
+constexpr BinarySpec kAtan2{"atan2", BinaryOp::Atan2, DTypeRule::ToFloat, "Atan2Backward0", "Atan2Backward0", d::atan2_a, d::atan2_b, kA | kB, kA | kB};
+constexpr BinarySpec kMaximum{"maximum", BinaryOp::Maximum, DTypeRule::Promote, "MaximumBackward0", "MaximumBackward0", d::select_a, d::select_b, kA | kB | kOutput, kA | kB | kOutput};
+constexpr BinarySpec kMinimum{"minimum", BinaryOp::Minimum, DTypeRule::Promote, "MinimumBackward0", "MinimumBackward0", d::select_a, d::select_b, kA | kB | kOutput, kA | kB | kOutput};
 constexpr BinarySpec kBitwiseAnd{"bitwise_and", BinaryOp::BitwiseAnd, DTypeRule::Integral};
 constexpr BinarySpec kBitwiseOr{"bitwise_or", BinaryOp::BitwiseOr, DTypeRule::Integral};
 constexpr BinarySpec kBitwiseXor{"bitwise_xor", BinaryOp::BitwiseXor, DTypeRule::Integral};
-constexpr BinarySpec kEq{"eq", BinaryOp::Eq, DTypeRule::Compare};
-constexpr BinarySpec kNe{"ne", BinaryOp::Ne, DTypeRule::Compare};
-constexpr BinarySpec kLt{"lt", BinaryOp::Lt, DTypeRule::Compare};
-constexpr BinarySpec kLe{"le", BinaryOp::Le, DTypeRule::Compare};
-constexpr BinarySpec kGt{"gt", BinaryOp::Gt, DTypeRule::Compare};
-constexpr BinarySpec kGe{"ge", BinaryOp::Ge, DTypeRule::Compare};
+constexpr BinarySpec kEq{"eq", BinaryOp::Eq, DTypeRule::Compare, nullptr, nullptr, nullptr, nullptr, kNothing, kNothing, true};
+constexpr BinarySpec kNe{"ne", BinaryOp::Ne, DTypeRule::Compare, nullptr, nullptr, nullptr, nullptr, kNothing, kNothing, true};
+constexpr BinarySpec kLt{"lt", BinaryOp::Lt, DTypeRule::Compare, nullptr, nullptr, nullptr, nullptr, kNothing, kNothing, true};
+constexpr BinarySpec kLe{"le", BinaryOp::Le, DTypeRule::Compare, nullptr, nullptr, nullptr, nullptr, kNothing, kNothing, true};
+constexpr BinarySpec kGt{"gt", BinaryOp::Gt, DTypeRule::Compare, nullptr, nullptr, nullptr, nullptr, kNothing, kNothing, true};
+constexpr BinarySpec kGe{"ge", BinaryOp::Ge, DTypeRule::Compare, nullptr, nullptr, nullptr, nullptr, kNothing, kNothing, true};
 constexpr BinarySpec kLogicalAnd{"logical_and", BinaryOp::LogicalAnd, DTypeRule::Compare};
 constexpr BinarySpec kLogicalOr{"logical_or", BinaryOp::LogicalOr, DTypeRule::Compare};
 constexpr BinarySpec kLogicalXor{"logical_xor", BinaryOp::LogicalXor, DTypeRule::Compare};
@@ -136,10 +139,23 @@ class BinaryBackward final : public autograd::Node {
   ScalarType dtype_;
 };
 
+// What the backward of a OP b reads, given which inputs need a gradient (b may be a number).
+uint8_t saved_uses(const BinarySpec& spec, const Tensor& a, const Tensor* b) {
+  return (autograd::requires_grad(a) ? spec.da_uses : kNothing) |
+         (b && autograd::requires_grad(*b) ? spec.db_uses : kNothing);
+}
+
 void save_for_backward(BinaryBackward& node, const BinarySpec& spec, const Tensor& a, const Tensor* b, const Tensor& out) {
-  if (spec.uses & kA) node.a = autograd::SavedTensor(a, false);
-  if ((spec.uses & kB) && b) node.b = autograd::SavedTensor(*b, false);
-  if (spec.uses & kOutput) node.out = autograd::SavedTensor(out, true);
+  uint8_t uses = saved_uses(spec, a, b);
+  if (uses & kA) node.a = autograd::SavedTensor(a, false);
+  if ((uses & kB) && b) node.b = autograd::SavedTensor(*b, false);
+  if (uses & kOutput) node.out = autograd::SavedTensor(out, true);
+}
+
+// The value of self an in-place op reads under autograd: a copy when backward will save it (self
+// is about to be overwritten), self itself otherwise.
+Tensor inplace_input(const BinarySpec& spec, const Tensor& self, const Tensor* b) {
+  return (saved_uses(spec, self, b) & kA) ? clone(self) : self;
 }
 
 ScalarType compute_dtype(const BinarySpec& spec, ScalarType promoted) {
@@ -175,10 +191,18 @@ void check_alpha(const char* op, ScalarType dtype, const Scalar& alpha) {
   TP_CHECK(!(alpha.is_bool() && dtype != ScalarType::Bool), "[", op, "] Boolean alpha only supported for Boolean results.");
 }
 
+// A number as PyTorch applies it to a 16-bit float tensor in ops that round it to the dtype.
+Scalar as_applied(const BinarySpec& spec, const Scalar& value, ScalarType dtype) {
+  if (!spec.rounds_scalar || !is_reduced_float(dtype) || value.is_bool()) return value;
+  return visit_dtype<DTypes::Floating>(spec.name, dtype, [&](auto t) {
+    return Scalar(static_cast<double>(static_cast<float>(decltype(t)(static_cast<float>(value.to_double())))));
+  });
+}
+
 // out = a OP b, where b is a number applied in the compute precision.
 Tensor binary_scalar_into(const BinarySpec& spec, const Tensor& out, const Tensor& a, const Scalar& b, ScalarType dtype) {
   TP_CHECK(!integer_division(spec, dtype) || b.to_int() != 0, "[", spec.name, "] ZeroDivisionError");
-  backend(a.device()).binary_scalar(spec.op, out, to(a, dtype), b);
+  backend(a.device()).binary_scalar(spec.op, out, to(a, dtype), as_applied(spec, b, dtype));
   return out;
 }
 
@@ -186,8 +210,8 @@ Tensor binary_scalar_into(const BinarySpec& spec, const Tensor& out, const Tenso
 Tensor binary_into(const BinarySpec& spec, const Tensor& out, const Tensor& a, const Tensor& b, ScalarType dtype,
                     const Scalar& alpha) {
   if (b.dim() == 0 && b.device().is_cpu() && std::ranges::equal(a.sizes(), out.sizes())) {
-    Scalar value = b.item();
-    if (alpha.to_double() != 1) value = Scalar(value.to_double() * alpha.to_double());
+    Scalar value = as_applied(spec, b.item(), dtype);
+    if (alpha.to_double() != 1) value = Scalar(value.to_double() * as_applied(spec, alpha, dtype).to_double());
     if (is_floating_point(dtype) || !value.is_floating_point()) return binary_scalar_into(spec, out, a, value, dtype);
   }
   if (integer_division(spec, dtype)) {
@@ -195,7 +219,7 @@ Tensor binary_into(const BinarySpec& spec, const Tensor& out, const Tensor& a, c
   }
   Tensor x = unaliased(expand(to(a, dtype), out.sizes()), out);
   Tensor y = unaliased(expand(to(b, dtype), out.sizes()), out);
-  backend(out.device()).binary(spec.op, out, x, y, alpha);
+  backend(out.device()).binary(spec.op, out, x, y, as_applied(spec, alpha, dtype));
   return out;
 }
 
@@ -225,10 +249,14 @@ Tensor binary(const BinarySpec& spec, const Tensor& a, const Scalar& b) {
 
 std::string inplace_name(const BinarySpec& spec) { return std::string(spec.name) + "_"; }
 
+// In-place ops check that the result fits self (dtype, then shape) before the op's dtype support.
 Tensor binary_(const BinarySpec& spec, const Tensor& self, const Tensor& b, const Scalar& alpha = 1) {
-  ScalarType dtype = compute_dtype(spec, result_type(self, b));
-  check_inplace(spec.name, self, broadcast_shapes(spec.name, self.sizes(), b.sizes()), result_dtype(spec, dtype));
-  if (autograd::records_inplace(self, {&b})) return autograd::assign_inplace(self, binary(spec, self, b, alpha), inplace_name(spec));
+  ScalarType promoted = result_type(self, b);
+  check_inplace(spec.name, self, broadcast_shapes(spec.name, self.sizes(), b.sizes()), result_dtype(spec, promoted));
+  ScalarType dtype = compute_dtype(spec, promoted);
+  check_inplace(spec.name, self, self.sizes(), result_dtype(spec, dtype));
+  if (autograd::records_inplace(self, {&b}))
+    return autograd::assign_inplace(self, binary(spec, inplace_input(spec, self, &b), b, alpha), inplace_name(spec));
   if (result_dtype(spec, dtype) != self.dtype()) return copy_(self, binary(spec, self, b, alpha));
   binary_into(spec, self, self, b, dtype, alpha);
   self.bump_version();
@@ -236,18 +264,24 @@ Tensor binary_(const BinarySpec& spec, const Tensor& self, const Tensor& b, cons
 }
 
 Tensor binary_(const BinarySpec& spec, const Tensor& self, const Scalar& b) {
+  check_inplace(spec.name, self, self.sizes(), result_dtype(spec, result_type(self, b)));
   ScalarType dtype = compute_dtype(spec, result_type(self, b));
   check_inplace(spec.name, self, self.sizes(), result_dtype(spec, dtype));
-  if (autograd::records_inplace(self, {})) return autograd::assign_inplace(self, binary(spec, self, b), inplace_name(spec));
+  if (autograd::records_inplace(self, {}))
+    return autograd::assign_inplace(self, binary(spec, inplace_input(spec, self, nullptr), b), inplace_name(spec));
   if (result_dtype(spec, dtype) != self.dtype()) return copy_(self, binary(spec, self, b));
   binary_scalar_into(spec, self, self, b, dtype);
   self.bump_version();
   return self;
 }
 
-// a + alpha * b with a number b folds alpha into it.
-Scalar scaled(const Scalar& b, const Scalar& alpha) {
+// a + alpha * b with a number b folds alpha into it (each rounded as the op applies numbers).
+Scalar scaled(const BinarySpec& spec, const Tensor& a, const Scalar& b, const Scalar& alpha) {
   if (alpha.to_double() == 1) return b;
+  ScalarType dtype = compute_dtype(spec, result_type(a, b));
+  if (is_reduced_float(dtype))
+    return Scalar(static_cast<double>(static_cast<float>(as_applied(spec, b, dtype).to_double()) *
+                                      static_cast<float>(as_applied(spec, alpha, dtype).to_double())));
   if (b.is_floating_point() || alpha.is_floating_point()) return Scalar(b.to_double() * alpha.to_double());
   return Scalar(b.to_int() * alpha.to_int());
 }
@@ -267,29 +301,42 @@ Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
 }
 Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha) {
   check_alpha("add", result_type(a, b), alpha);
-  return binary(kAdd, a, scaled(b, alpha));
+  return binary(kAdd, a, scaled(kAdd, a, b, alpha));
 }
+void check_no_bool_sub(const Tensor& a, const Tensor* b) {
+  TP_CHECK(a.dtype() != ScalarType::Bool && !(b && b->dtype() == ScalarType::Bool), "[sub] Subtraction, the `-` "
+           "operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or "
+           "`logical_not()` operator instead.");
+}
+
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  check_no_bool_sub(a, &b);
   check_alpha("sub", result_type(a, b), alpha);
   return binary(kSub, a, b, alpha);
 }
 Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha) {
+  check_no_bool_sub(a, nullptr);
   check_alpha("sub", result_type(a, b), alpha);
-  return binary(kSub, a, scaled(b, alpha));
+  return binary(kSub, a, scaled(kSub, a, b, alpha));
 }
 Tensor rsub(const Tensor& a, const Scalar& b, const Scalar& alpha) {
+  check_no_bool_sub(a, nullptr);
   return sub(scalar_tensor(b, result_type(a, b), a.device()), a, alpha);
 }
 Tensor add_(const Tensor& a, const Tensor& b, const Scalar& alpha) {
   check_alpha("add_", result_type(a, b), alpha);
   return binary_(kAdd, a, b, alpha);
 }
-Tensor add_(const Tensor& a, const Scalar& b, const Scalar& alpha) { return binary_(kAdd, a, scaled(b, alpha)); }
+Tensor add_(const Tensor& a, const Scalar& b, const Scalar& alpha) { return binary_(kAdd, a, scaled(kAdd, a, b, alpha)); }
 Tensor sub_(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  check_no_bool_sub(a, &b);
   check_alpha("sub_", result_type(a, b), alpha);
   return binary_(kSub, a, b, alpha);
 }
-Tensor sub_(const Tensor& a, const Scalar& b, const Scalar& alpha) { return binary_(kSub, a, scaled(b, alpha)); }
+Tensor sub_(const Tensor& a, const Scalar& b, const Scalar& alpha) {
+  check_no_bool_sub(a, nullptr);
+  return binary_(kSub, a, scaled(kSub, a, b, alpha));
+}
 
 Tensor div(const Tensor& a, const Tensor& b, std::optional<std::string_view> mode) { return binary(division(mode), a, b); }
 Tensor div(const Tensor& a, const Scalar& b, std::optional<std::string_view> mode) { return binary(division(mode), a, b); }
@@ -364,8 +411,8 @@ TensorList addcdiv_derivative(const Tensor& g, const Tensor&, const Tensor& a, c
   return {g, div(mul(g, v), b), neg(div(mul(mul(g, a), v), mul(b, b)))};
 }
 
-Tensor ternary(const char* op, const char* node, TernaryOp kind, TernaryDerivative derivative, const Tensor& self,
-               const Tensor& a, const Tensor& b, const Scalar& value, ScalarType dtype) {
+Tensor ternary(const char* op, const char* node, TernaryOp kind, TernaryDerivative derivative, bool reads_self,
+               const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& value, ScalarType dtype) {
   Shape shape = broadcast_shapes(op, broadcast_shapes(op, self.sizes(), a.sizes()), b.sizes());
   autograd::Record<TernaryBackward> record({&self, &a, &b}, node, derivative, value);
   Tensor out = elementwise_output(shape, dtype, self);
@@ -373,16 +420,24 @@ Tensor ternary(const char* op, const char* node, TernaryOp kind, TernaryDerivati
                                  expand(to(b, dtype), shape), value);
   record.finish(out);
   if (record) {
-    record->self = autograd::SavedTensor(self, false);
+    if (reads_self) record->self = autograd::SavedTensor(self, false);
     record->a = autograd::SavedTensor(a, false);
     record->b = autograd::SavedTensor(b, false);
   }
   return out;
 }
 
-Tensor assign(const char* op, const Tensor& self, const Tensor& result, std::initializer_list<const Tensor*> inputs) {
+// In-place through the out-of-place op f(self_value); under autograd f reads a copy of self when
+// its backward saves self.
+template <class F>
+Tensor assign(const char* op, const Tensor& self, std::initializer_list<const Tensor*> inputs, bool reads_self, F f) {
+  Shape shape(self.sizes().begin(), self.sizes().end());
+  for (const Tensor* t : inputs) shape = broadcast_shapes(op, shape, t->sizes());
+  check_inplace(op, self, shape, self.dtype());  // the output's shape is checked before dtype support
+  bool records = autograd::records_inplace(self, inputs);
+  Tensor result = f(records && reads_self ? clone(self) : self);
   check_inplace(op, self, result.sizes(), result.dtype());
-  if (autograd::records_inplace(self, inputs)) return autograd::assign_inplace(self, result, op);
+  if (records) return autograd::assign_inplace(self, result, op);
   return copy_(self, result);
 }
 
@@ -392,21 +447,46 @@ Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
   TP_CHECK(self.dtype() == end.dtype() && self.dtype() == weight.dtype(), "[lerp] expected dtype ", name(self.dtype()),
            " for `end` and `weight` but got dtypes ", name(end.dtype()), " and ", name(weight.dtype()));
   if (!is_floating_point(self.dtype())) fail_unsupported_dtype("lerp", self.dtype());
-  return ternary("lerp", "LerpBackward1", TernaryOp::Lerp, lerp_derivative, self, end, weight, 1, self.dtype());
+  return ternary("lerp", "LerpBackward1", TernaryOp::Lerp, lerp_derivative, true, self, end, weight, 1, self.dtype());
 }
 
+namespace {
+
+class LerpScalarBackward final : public autograd::Node {
+ public:
+  explicit LerpScalarBackward(const Scalar& weight) : weight_(weight.to_double()) {}
+  std::string name() const override { return "LerpBackward0"; }
+  TensorList apply(TensorList&& grads) override { return {mul(grads[0], 1 - weight_), mul(grads[0], weight_)}; }
+
+ private:
+  double weight_;
+};
+
+}  // namespace
+
 Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
-  return lerp(self, end, scalar_tensor(weight, self.dtype(), self.device()));
+  TP_CHECK(self.dtype() == end.dtype(), "[lerp] expected dtype ", name(self.dtype()), " for `end` but got dtype ",
+           name(end.dtype()));
+  if (!is_floating_point(self.dtype())) fail_unsupported_dtype("lerp", self.dtype());
+  Shape shape = broadcast_shapes("lerp", self.sizes(), end.sizes());
+  autograd::Record<LerpScalarBackward> record({&self, &end}, weight);
+  Tensor out = elementwise_output(shape, self.dtype(), self);
+  backend(self.device()).binary(BinaryOp::Lerp, out, expand(self, shape), expand(end, shape), weight);
+  return record.finish(out);
 }
 
 Tensor lerp_(const Tensor& self, const Tensor& end, const Scalar& weight) {
-  return assign("lerp_", self, lerp(self, end, weight), {&end});
+  return assign("lerp_", self, {&end}, true, [&](const Tensor& x) { return lerp(x, end, weight); });
+}
+
+Tensor lerp_(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  return assign("lerp_", self, {&end, &weight}, true, [&](const Tensor& x) { return lerp(x, end, weight); });
 }
 
 Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
   ScalarType dtype = ResultType().add(self).add(t1).add(t2).get();
-  check_alpha("addcmul", dtype, value);
-  return ternary("addcmul", "AddcmulBackward0", TernaryOp::AddCMul, addcmul_derivative, self, t1, t2, value, dtype);
+  if (dtype == ScalarType::Bool) fail_unsupported_dtype("addcmul", dtype);
+  return ternary("addcmul", "AddcmulBackward0", TernaryOp::AddCMul, addcmul_derivative, false, self, t1, t2, value, dtype);
 }
 
 Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
@@ -415,15 +495,15 @@ Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, const Sca
            "tensor1 and tensor2.");
   ScalarType dtype = ResultType().add(self).add(t1).add(t2).get();
   check_alpha("addcdiv", dtype, value);
-  return ternary("addcdiv", "AddcdivBackward0", TernaryOp::AddCDiv, addcdiv_derivative, self, t1, t2, value, dtype);
+  return ternary("addcdiv", "AddcdivBackward0", TernaryOp::AddCDiv, addcdiv_derivative, false, self, t1, t2, value, dtype);
 }
 
 Tensor addcmul_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
-  return assign("addcmul_", self, addcmul(self, t1, t2, value), {&t1, &t2});
+  return assign("addcmul_", self, {&t1, &t2}, false, [&](const Tensor& x) { return addcmul(x, t1, t2, value); });
 }
 
 Tensor addcdiv_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
-  return assign("addcdiv_", self, addcdiv(self, t1, t2, value), {&t1, &t2});
+  return assign("addcdiv_", self, {&t1, &t2}, false, [&](const Tensor& x) { return addcdiv(x, t1, t2, value); });
 }
 
 }  // namespace tp

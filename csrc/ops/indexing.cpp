@@ -192,6 +192,29 @@ Tensor index_put_(const Tensor& t, const Indices& indices, const Tensor& values,
   return t;
 }
 
+namespace {
+
+class IndexSelectBackward final : public autograd::Node {
+ public:
+  IndexSelectBackward(const Tensor& input, int64_t dim, Tensor index)
+      : sizes_(input.sizes().begin(), input.sizes().end()), dim_(dim), index_(std::move(index)) {}
+  std::string name() const override { return "IndexSelectBackward0"; }
+  TensorList apply(TensorList&& grads) override {
+    Indices indices(dim_);
+    indices.push_back(index_);
+    Tensor zero = zeros(sizes_, grads[0].dtype(), grads[0].device());
+    if (sizes_.empty()) return {sum(grads[0])};
+    return {index_put(zero, indices, grads[0], true)};
+  }
+
+ private:
+  Shape sizes_;
+  int64_t dim_;
+  Tensor index_;
+};
+
+}  // namespace
+
 Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index) {
   TP_CHECK_INDEX(index.dim() <= 1, "[index_select] Index is supposed to be a vector, got a ", index.dim(), "-D tensor");
   TP_CHECK(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32,
@@ -200,20 +223,23 @@ Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index) {
   if (index.numel()) {
     int64_t size = t.dim() ? t.size(d) : 1;
     int64_t lo = amin(index).item<int64_t>(), hi = amax(index).item<int64_t>();
-    TP_CHECK_INDEX(lo >= -size && hi < size, "[index_select] index ", lo < -size ? lo : hi,
-                   " is out of range for dimension ", d, " with size ", size);
+    TP_CHECK_KIND(d == 0 ? ErrorKind::Index : ErrorKind::Runtime, lo >= -size && hi < size, "[index_select] index ",
+                  lo < -size ? lo : hi, " is out of range for dimension ", d, " with size ", size);
   }
-  if (t.dim() == 0) return tp::index(reshape(t, {1}), {reshape(index, {-1})}).reshape(index.sizes());
+  Tensor flat = reshape(index, {-1});
+  autograd::Record<IndexSelectBackward> record({&t}, t, d, flat);
+  if (t.dim() == 0) return record.finish(tp::index(reshape(t, {1}), {flat}).reshape(index.sizes()));
   std::vector<std::optional<Tensor>> indices(d);
-  indices.push_back(reshape(index, IntArrayRef{-1}));
-  return tp::index(t, indices);
+  indices.push_back(flat);
+  return record.finish(tp::index(t, indices));
 }
 
 namespace {
 
 // gather/scatter: index has t's number of dims and fits inside it except along dim.
 void check_gather_shapes(const char* op, const Tensor& t, int64_t dim, const Tensor& index, const Tensor* src) {
-  TP_CHECK(index.dtype() == ScalarType::Int64, "[", op, "] Expected dtype int64 for index, got ", name(index.dtype()));
+  TP_CHECK(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32, "[", op,
+           "] Expected dtype int64 for index, got ", name(index.dtype()));
   TP_CHECK(index.dim() == t.dim() || index.numel() == 0, "[", op, "] Index tensor must have the same number of dimensions "
            "as input tensor, got ", index.dim(), " and ", t.dim());
   for (int64_t d = 0; d < index.dim(); ++d) {
@@ -274,7 +300,15 @@ void write_scatter(const char* op, const Tensor& t, int64_t d, const Tensor& ind
   TP_CHECK(src.dtype() == t.dtype(), "[", op, "] Expected self.dtype to be equal to src.dtype, got ", name(t.dtype()),
            " and ", name(src.dtype()));
   check_gather_shapes(op, t, d, index, &src);
-  if (index.numel()) backend(t.device()).scatter(t, d, index, unaliased(src, t), reduce);
+  Tensor idx = to(index, ScalarType::Int64);
+  if (index.numel() && reduce == ScatterReduce::Add && is_reduced_float(t.dtype())) {
+    // Sum repeated indices in float32 and round once, as PyTorch's result is.
+    Tensor wide = to(t, ScalarType::Float32);
+    backend(t.device()).scatter(wide, d, idx, to(src, ScalarType::Float32), reduce);
+    backend(t.device()).copy(t, wide);
+  } else if (index.numel()) {
+    backend(t.device()).scatter(t, d, idx, unaliased(src, t), reduce);
+  }
   t.bump_version();
 }
 
@@ -292,9 +326,10 @@ Tensor scatter_op(const char* op, const char* node, const Tensor& t, int64_t dim
 Tensor gather(const Tensor& t, int64_t dim, const Tensor& index) {
   int64_t d = wrap_dim("gather", dim, t.dim());
   check_gather_shapes("gather", t, d, index, nullptr);
-  autograd::Record<GatherBackward> record({&t}, t, d, index);
+  Tensor idx = to(index, ScalarType::Int64);
+  autograd::Record<GatherBackward> record({&t}, t, d, idx);
   Tensor out = empty(index.sizes(), t.dtype(), t.device());
-  if (index.numel()) backend(t.device()).gather(out, t, d, index);
+  if (index.numel()) backend(t.device()).gather(out, t, d, idx);
   return record.finish(out);
 }
 
@@ -342,9 +377,10 @@ class WhereBackward final : public autograd::Node {
 
 }  // namespace
 
-Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
-  TP_CHECK(cond.dtype() == ScalarType::Bool, "[where] expected condition to be a boolean tensor, but got a tensor "
-           "with dtype ", name(cond.dtype()));
+Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
+  TP_CHECK(condition.dtype() == ScalarType::Bool || condition.dtype() == ScalarType::UInt8, "[where] expected "
+           "condition to be a boolean tensor, but got a tensor with dtype ", name(condition.dtype()));
+  Tensor cond = to(condition, ScalarType::Bool);
   ScalarType dtype = result_type(a, b);
   Shape shape = broadcast_shapes("where", broadcast_shapes("where", cond.sizes(), a.sizes()), b.sizes());
   autograd::Record<WhereBackward> record({nullptr, &a, &b}, cond);
@@ -376,12 +412,32 @@ void check_mask(const char* op, const Tensor& mask, const Tensor& value) {
 
 }  // namespace
 
-// masked_fill is `where` with the value in the tensor's dtype, and differentiates as such.
+namespace {
+
+// masked elements take the value: they pass no gradient to the tensor and all of theirs to it.
+class MaskedFillBackward final : public autograd::Node {
+ public:
+  explicit MaskedFillBackward(Tensor mask) : mask_(std::move(mask)) {}
+  std::string name() const override { return "MaskedFillBackward0"; }
+  TensorList apply(TensorList&& grads) override {
+    const Tensor& g = grads[0];
+    return {needs_input_grad(0) ? where(mask_, 0.0, g) : Tensor(),
+            needs_input_grad(1) ? sum(where(mask_, g, 0.0)) : Tensor()};
+  }
+
+ private:
+  Tensor mask_;
+};
+
+}  // namespace
+
+// masked_fill is `where` with the value in the tensor's dtype.
 Tensor masked_fill(const Tensor& t, const Tensor& mask, const Tensor& value) {
   check_mask("masked_fill", mask, value);
   TP_CHECK(try_broadcast_shapes(t.sizes(), mask.sizes()).has_value(), "[masked_fill] mask of shape ",
            to_string(mask.sizes()), " cannot be broadcast with the tensor's shape ", to_string(t.sizes()));
-  return where(mask, to(value, t.dtype()), t);
+  autograd::Record<MaskedFillBackward> record({&t, &value}, mask);
+  return record.finish(where(mask, to(value, t.dtype()), t));
 }
 
 Tensor masked_fill(const Tensor& t, const Tensor& mask, const Scalar& value) {

@@ -64,6 +64,7 @@ Tensor permute(const Tensor& t, IntArrayRef dims);
 Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1);
 Tensor t(const Tensor& t);  // 2-D transpose (0-D and 1-D unchanged)
 Tensor movedim(const Tensor& t, int64_t source, int64_t destination);
+Tensor movedim(const Tensor& t, IntArrayRef source, IntArrayRef destination);
 Tensor expand(const Tensor& t, IntArrayRef sizes);
 Tensor broadcast_to(const Tensor& t, IntArrayRef sizes);
 TensorList broadcast_tensors(const TensorList& tensors);
@@ -130,6 +131,7 @@ Tensor nan_to_num(const Tensor& t, std::optional<double> nan = {}, std::optional
 Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max);
 Tensor clamp(const Tensor& t, const std::optional<Tensor>& min, const std::optional<Tensor>& max);
 Tensor clamp_(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max);
+Tensor clamp_(const Tensor& t, const std::optional<Tensor>& min, const std::optional<Tensor>& max);
 
 // ---- binary.cpp ----
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
@@ -166,6 +168,7 @@ Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, const Sca
 Tensor addcmul_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
 Tensor addcdiv_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
 Tensor lerp_(const Tensor& self, const Tensor& end, const Scalar& weight);
+Tensor lerp_(const Tensor& self, const Tensor& end, const Tensor& weight);
 
 // ---- reduce.cpp: `dims` empty means every dim ----
 Tensor sum(const Tensor& t, IntArrayRef dims = {}, bool keepdim = false, OptionalDType dtype = {});
@@ -201,6 +204,24 @@ Tensor baddbmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scala
 Tensor dot(const Tensor& a, const Tensor& b);
 Tensor mv(const Tensor& a, const Tensor& b);
 Tensor outer(const Tensor& a, const Tensor& b);
+
+// ---- conv.cpp: NCHW activations, OIHW weights; 1 or 2 values per spatial dim ----
+Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = {}, IntArrayRef stride = {1},
+              IntArrayRef padding = {0}, IntArrayRef dilation = {1}, int64_t groups = 1);
+Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = {}, IntArrayRef stride = {1},
+              IntArrayRef padding = {0}, IntArrayRef dilation = {1}, int64_t groups = 1);
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = {},
+                        IntArrayRef stride = {1}, IntArrayRef padding = {0}, IntArrayRef output_padding = {0},
+                        int64_t groups = 1, IntArrayRef dilation = {1});
+// stride empty means the kernel size.
+std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {},
+                                                  IntArrayRef padding = {0}, IntArrayRef dilation = {1},
+                                                  bool ceil_mode = false);
+Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = {0},
+                  IntArrayRef dilation = {1}, bool ceil_mode = false);
+Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = {0},
+                  bool ceil_mode = false, bool count_include_pad = true, std::optional<int64_t> divisor_override = {});
+Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size);
 
 // ---- operators, for C++ readers ----
 inline Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }

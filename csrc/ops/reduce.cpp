@@ -51,15 +51,20 @@ struct Reduction {
   }
 };
 
+// sum and mean: every reduced element gets the gradient (mean's divided by the count).
 class SumBackward final : public autograd::Node {
  public:
-  SumBackward(const char* name, Reduction r) : name_(name), r_(std::move(r)) {}
+  SumBackward(const char* name, Reduction r, int64_t count = 1) : name_(name), r_(std::move(r)), count_(count) {}
   std::string name() const override { return name_; }
-  TensorList apply(TensorList&& grads) override { return {r_.spread(grads[0])}; }
+  TensorList apply(TensorList&& grads) override {
+    Tensor g = r_.spread(grads[0]);
+    return {count_ == 1 ? g : div(g, static_cast<double>(count_))};
+  }
 
  private:
   const char* name_;
   Reduction r_;
+  int64_t count_;
 };
 
 // The product of all other elements along `dim`, without dividing (so zeros are exact):
@@ -157,8 +162,8 @@ void check_floating(const char* op, const Tensor& t, const char* what) {
 
 // amax, amin, max(), min().
 Tensor extreme(const char* op, const char* node, ReduceOp kind, const Tensor& t, IntArrayRef dims, bool keepdim) {
-  TP_CHECK_INDEX(t.numel() > 0 || !dims.empty(), "[", op, "] Expected reduction dim to be specified for input.numel() "
-                 "== 0. Specify the reduction dim with the 'dim' argument.");
+  TP_CHECK(t.numel() > 0 || !dims.empty(), "[", op, "] Expected reduction dim to be specified for input.numel() "
+           "== 0. Specify the reduction dim with the 'dim' argument.");
   std::vector<bool> mask = dim_mask(op, dims, t.dim());
   for (int64_t d = 0; d < t.dim(); ++d)
     TP_CHECK_INDEX(!mask[d] || t.size(d) > 0, "[", op, "] Expected reduction dim ", d, " to have non-zero size.");
@@ -242,10 +247,12 @@ Tensor mean(const Tensor& t, IntArrayRef dims, bool keepdim, OptionalDType dtype
   int64_t count = 1;
   for (int64_t d = 0; d < t.dim(); ++d)
     if (mask[d]) count *= t.size(d);
+  autograd::Record<SumBackward> record({&t}, dims.empty() ? "MeanBackward0" : "MeanBackward1",
+                                       Reduction(t, mask, keepdim), count);
   // 16-bit floats sum in float32, divide, and round once (as PyTorch does).
   ScalarType acc = is_reduced_float(out) ? ScalarType::Float32 : out;
   Tensor total = sum(to(t, is_reduced_float(out) ? out : acc), dims, keepdim, acc);
-  return to(div(total, static_cast<double>(count)), out);
+  return record.finish(to(div(total, static_cast<double>(count)), out));
 }
 
 Tensor amax(const Tensor& t, IntArrayRef dims, bool keepdim) {
@@ -419,6 +426,7 @@ Tensor run_softmax(const char* op, const Tensor& t, int64_t dim, OptionalDType d
   int64_t d = wrap_dim(op, dim, t.dim());
   autograd::Record<SoftmaxBackward> record({&t}, d, log);
   Tensor in = dtype ? to(t, *dtype) : t;
+  if (in.numel() == 0) return record.finish(empty_like(in));  // PyTorch returns empty ones of any dtype
   if (!is_floating_point(in.dtype())) fail_unsupported_dtype(op, in.dtype());
   Tensor out = empty(t.sizes(), in.dtype(), t.device());
   backend(t.device()).softmax(out, in, d, log);

@@ -39,11 +39,12 @@ class PermuteBackward final : public autograd::Node {
 
 class TransposeBackward final : public autograd::Node {
  public:
-  TransposeBackward(int64_t a, int64_t b) : a_(a), b_(b) {}
-  std::string name() const override { return "TransposeBackward0"; }
+  TransposeBackward(const char* name, int64_t a, int64_t b) : name_(name), a_(a), b_(b) {}
+  std::string name() const override { return name_; }
   TensorList apply(TensorList&& grads) override { return {transpose(grads[0], a_, b_)}; }
 
  private:
+  const char* name_;
   int64_t a_, b_;
 };
 
@@ -76,6 +77,39 @@ class ViewScatterBackward final : public autograd::Node {
   const char* name_;
   Shape sizes_;
   View view_;
+};
+
+// split, chunk and unbind: one node for all the pieces; a piece without a gradient contributes
+// zeros. unbind's pieces lost the dim, so their gradients are stacked rather than concatenated.
+class SplitBackward final : public autograd::Node {
+ public:
+  SplitBackward(const char* name, const Tensor& input, int64_t dim, bool stacked)
+      : name_(name), sizes_(input.sizes().begin(), input.sizes().end()), dim_(dim), stacked_(stacked) {}
+  std::string name() const override { return name_; }
+  TensorList apply(TensorList&& grads) override {
+    TensorList pieces;
+    for (size_t i = 0; i < grads.size(); ++i) {
+      if (grads[i].defined()) pieces.push_back(grads[i]);
+      else pieces.push_back(zeros(output_meta(i).shape, output_meta(i).dtype, output_meta(i).device));
+    }
+    return {stacked_ ? stack(pieces, dim_) : cat(pieces, dim_)};
+  }
+
+ private:
+  const char* name_;
+  Shape sizes_;
+  int64_t dim_;
+  bool stacked_;
+};
+
+class StackBackward final : public autograd::Node {
+ public:
+  explicit StackBackward(int64_t dim) : dim_(dim) {}
+  std::string name() const override { return "StackBackward0"; }
+  TensorList apply(TensorList&& grads) override { return unbind(grads[0], dim_); }
+
+ private:
+  int64_t dim_;
 };
 
 class CatBackward final : public autograd::Node {
@@ -129,11 +163,14 @@ class FlipBackward final : public autograd::Node {
   Shape dims_;
 };
 
-// A view of t, recorded with node N (built from args) when t requires grad.
+// A view of t, recorded with node N (built from args) when t requires grad. A view made under
+// no_grad of a tensor that requires grad still requires grad, as a leaf (as in PyTorch).
 template <class N, class... Args>
 Tensor recorded_view(const Tensor& t, Shape sizes, Shape strides, int64_t offset, Args&&... args) {
   autograd::Record<N> record({&t}, std::forward<Args>(args)...);
-  return record.finish(make_view(t, std::move(sizes), std::move(strides), offset));
+  Tensor view = record.finish(make_view(t, std::move(sizes), std::move(strides), offset));
+  if (!record && !is_grad_enabled() && autograd::requires_grad(t)) autograd::ensure_meta(view).requires_grad = true;
+  return view;
 }
 
 // The strides that let a tensor of oldshape/oldstride be viewed as newshape, if any. This is
@@ -240,21 +277,44 @@ Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
     std::swap(sizes[a], sizes[b]);
     std::swap(strides[a], strides[b]);
   }
-  return recorded_view<TransposeBackward>(t, std::move(sizes), std::move(strides), t.storage_offset(), a, b);
+  return recorded_view<TransposeBackward>(t, std::move(sizes), std::move(strides), t.storage_offset(),
+                                          "TransposeBackward0", a, b);
 }
 
 Tensor t(const Tensor& x) {
   TP_CHECK(x.dim() <= 2, "[t] expects a tensor with <= 2 dimensions, but self is ", x.dim(), "D");
-  return x.dim() < 2 ? transpose(x, 0, 0) : transpose(x, 0, 1);
+  if (x.dim() < 2) return recorded_view<TransposeBackward>(x, Shape(x.sizes().begin(), x.sizes().end()),
+                                                         Shape(x.strides().begin(), x.strides().end()),
+                                                         x.storage_offset(), "TBackward0", 0, 0);
+  return recorded_view<TransposeBackward>(x, {x.size(1), x.size(0)}, {x.stride(1), x.stride(0)}, x.storage_offset(),
+                                          "TBackward0", 0, 1);
 }
 
 Tensor movedim(const Tensor& t, int64_t source, int64_t destination) {
-  int64_t src = wrap_dim("movedim", source, t.dim()), dst = wrap_dim("movedim", destination, t.dim());
-  if (t.dim() == 0) return t;
-  Shape order;
-  for (int64_t d = 0; d < t.dim(); ++d)
-    if (d != src) order.push_back(d);
-  order.insert(order.begin() + dst, src);
+  return movedim(t, IntArrayRef{source}, IntArrayRef{destination});
+}
+
+Tensor movedim(const Tensor& t, IntArrayRef source, IntArrayRef destination) {
+  TP_CHECK(source.size() == destination.size(), "[movedim] Invalid source or destination dims: source (",
+           to_string(source), " dims) should contain the same number of dims as destination (", to_string(destination),
+           " dims)");
+  if (t.dim() == 0) {
+    dim_mask("movedim", source, 0);
+    dim_mask("movedim", destination, 0);
+    return t;
+  }
+  std::vector<bool> from = dim_mask("movedim", source, t.dim());
+  dim_mask("movedim", destination, t.dim());  // rejects repeated destinations
+  // Place each moved dim at its destination, and the others in order in the remaining slots.
+  Shape order(t.dim(), -1);
+  for (size_t i = 0; i < source.size(); ++i)
+    order[wrap_dim("movedim", destination[i], t.dim())] = wrap_dim("movedim", source[i], t.dim());
+  int64_t next = 0;
+  for (int64_t& slot : order) {
+    if (slot >= 0) continue;
+    while (from[next]) ++next;
+    slot = next++;
+  }
   return permute(t, order);
 }
 
@@ -394,13 +454,14 @@ TensorList split_with_sizes(const Tensor& t, IntArrayRef split_sizes, int64_t di
   }
   TP_CHECK(total == t.size(d), "[split_with_sizes] expects split_sizes to sum exactly to ", t.size(d),
            " (input tensor's size at dimension ", d, "), but got split_sizes=", to_string(split_sizes));
+  autograd::Record<SplitBackward> record({&t}, "SplitBackward0", t, d, false);
   TensorList out;
   int64_t start = 0;
   for (int64_t s : split_sizes) {
     out.push_back(narrow(t, d, start, s));
     start += s;
   }
-  return out;
+  return record.finish_all(out);
 }
 
 TensorList split(const Tensor& t, int64_t split_size, int64_t dim) {
@@ -426,11 +487,12 @@ TensorList chunk(const Tensor& t, int64_t chunks, int64_t dim) {
 }
 
 TensorList unbind(const Tensor& t, int64_t dim) {
-  TP_CHECK(t.dim() > 0, "[unbind] dimension specified as ", dim, " but tensor has no dimensions");
+  TP_CHECK_INDEX(t.dim() > 0, "[unbind] dimension specified as ", dim, " but tensor has no dimensions");
   int64_t d = wrap_dim("unbind", dim, t.dim());
+  autograd::Record<SplitBackward> record({&t}, "UnbindBackward0", t, d, true);
   TensorList out;
   for (int64_t i = 0; i < t.size(d); ++i) out.push_back(select(t, d, i));
-  return out;
+  return record.finish_all(out);
 }
 
 Tensor cat(const TensorList& tensors, int64_t dim) {
@@ -483,13 +545,16 @@ Tensor stack(const TensorList& tensors, int64_t dim) {
   TP_CHECK(!tensors.empty(), "[stack] expects a non-empty TensorList");
   int64_t d = wrap_dim("stack", dim, tensors[0].dim() + 1);
   TensorList parts;
+  std::vector<const Tensor*> inputs;
   for (size_t i = 0; i < tensors.size(); ++i) {
     TP_CHECK(std::ranges::equal(tensors[i].sizes(), tensors[0].sizes()),
              "[stack] expects each tensor to be equal size, but got ", to_string(tensors[0].sizes()),
              " at entry 0 and ", to_string(tensors[i].sizes()), " at entry ", i);
-    parts.push_back(unsqueeze(tensors[i], d));
+    inputs.push_back(&tensors[i]);
   }
-  return cat(parts, d);
+  autograd::Record<StackBackward> record(inputs, d);
+  for (const Tensor& x : tensors) parts.push_back(unsqueeze(x, d));
+  return record.finish(cat(parts, d));
 }
 
 Tensor repeat(const Tensor& t, IntArrayRef repeats) {

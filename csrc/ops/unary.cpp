@@ -174,6 +174,7 @@ ScalarType compute_dtype(const UnarySpec& spec, ScalarType in) {
       if (spec.op == UnaryOp::Neg)
         TP_CHECK(!is_bool, "[neg] Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
                  "to invert a mask, use the `~` or `logical_not()` operator instead.");
+      if (spec.op == UnaryOp::Relu) TP_CHECK(!is_bool, "[relu] Boolean inputs not supported for relu");
       if (is_bool) fail_unsupported_dtype(spec.name, in);
       return in;
     case DTypeRule::Any:
@@ -210,8 +211,11 @@ Tensor run_unary_(const UnarySpec& spec, const Tensor& self, const Params& p = {
   ScalarType dtype = compute_dtype(spec, self.dtype());
   ScalarType out_dtype = spec.rule == DTypeRule::Predicate ? ScalarType::Bool : dtype;
   check_inplace(spec.name, self, self.sizes(), out_dtype);
-  if (autograd::records_inplace(self, {}))
-    return autograd::assign_inplace(self, run_unary(spec, self, dtype, p), std::string(spec.name) + "_");
+  if (autograd::records_inplace(self, {})) {
+    // Backward may save the input, which is about to be overwritten: then it reads a copy.
+    Tensor input = (spec.uses & kInput) ? clone(self) : self;
+    return autograd::assign_inplace(self, run_unary(spec, input, dtype, p), std::string(spec.name) + "_");
+  }
   if (out_dtype != self.dtype() || dtype != self.dtype()) return copy_(self, run_unary(spec, self, dtype, p));
   backend(self.device()).unary(spec.op, self, self, p.a, p.b, p.c);
   self.bump_version();
@@ -274,6 +278,7 @@ Tensor softplus(const Tensor& t, double beta, double threshold) { return run_una
 
 Tensor nan_to_num(const Tensor& t, std::optional<double> nan, std::optional<double> posinf,
                   std::optional<double> neginf) {
+  if (t.dtype() == ScalarType::Bool) return clone(t);
   if (!is_floating_point(t.dtype())) return run_unary(kNanToNum, t);
   // The defaults are the dtype's largest and lowest finite values.
   double largest = visit_dtype<DTypes::Floating>("nan_to_num", t.dtype(), [](auto x) {
@@ -293,19 +298,37 @@ Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> m
   if (max) promoted.add(*max);
   ScalarType dtype = promoted.get();
   if (dtype == ScalarType::Bool) dtype = ScalarType::Int64;  // PyTorch clamps bool in int64
-  constexpr double none = std::numeric_limits<double>::quiet_NaN();
-  return run_unary(kClamp, t, dtype, {min ? min->to_double() : none, max ? max->to_double() : none});
+  // Bounds convert to the dtype as a cast would (uint8 clamp(min=-1) means 255), as in PyTorch.
+  auto bound = [&](const std::optional<Scalar>& b) {
+    if (!b) return std::numeric_limits<double>::quiet_NaN();
+    return is_floating_point(dtype) ? b->to_double() : scalar_tensor(*b, dtype).item().to_double();
+  };
+  return run_unary(kClamp, t, dtype, {bound(min), bound(max)});
+}
+
+Tensor clamp_(const Tensor& t, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  bool records = autograd::records_inplace(t, {min ? &*min : nullptr, max ? &*max : nullptr});
+  Tensor result = clamp(t, min, max);
+  check_inplace("clamp_", t, t.sizes(), result.dtype());
+  if (records) return autograd::assign_inplace(t, result, "clamp_");
+  return copy_(t, result);
 }
 
 Tensor clamp_(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max) {
-  Tensor result = clamp(t, min, max);
+  bool records = autograd::records_inplace(t, {});
+  Tensor result = clamp(records ? clone(t) : t, min, max);  // backward reads the input: keep a copy
   check_inplace("clamp_", t, t.sizes(), result.dtype());
-  if (autograd::records_inplace(t, {})) return autograd::assign_inplace(t, result, "clamp_");
+  if (records) return autograd::assign_inplace(t, result, "clamp_");
   return copy_(t, result);
 }
 
 Tensor clamp(const Tensor& t, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
   TP_CHECK(min || max, "[clamp] At least one of 'min' or 'max' must not be None");
+  ResultType promoted;
+  promoted.add(t);
+  if (min) promoted.add(*min);
+  if (max) promoted.add(*max);
+  if (min && max && promoted.get() == ScalarType::Bool) fail_unsupported_dtype("clamp", ScalarType::Bool);
   Tensor out = t;
   if (min) out = maximum(out, *min);
   if (max) out = minimum(out, *max);
@@ -322,9 +345,10 @@ Tensor pow(const Tensor& a, const Scalar& exponent) {
 }
 
 Tensor pow_(const Tensor& a, const Scalar& exponent) {
-  Tensor result = pow(a, exponent);
+  bool records = autograd::records_inplace(a, {});
+  Tensor result = pow(records ? clone(a) : a, exponent);  // backward reads the input: keep a copy
   check_inplace("pow_", a, a.sizes(), result.dtype());
-  if (autograd::records_inplace(a, {})) return autograd::assign_inplace(a, result, "pow_");
+  if (records) return autograd::assign_inplace(a, result, "pow_");
   return copy_(a, result);
 }
 

@@ -175,6 +175,7 @@ WeakNode record_function(const std::string& name, nb::object backward, nb::list 
       TP_CHECK(!(m.requires_grad && !m.grad_fn), "[", name, "] a leaf Variable that requires grad has been used in "
                "an in-place operation.");
       m.requires_grad = false;
+      t.bump_version();  // forward wrote it in place
     }
     m.grad_fn = node;
     m.output_nr = node->add_output(t);
@@ -264,7 +265,15 @@ void init_autograd(nb::module_& m) {
   tensor_class()
       .def_prop_rw("requires_grad", [](const Tensor& t) { return autograd::requires_grad(t); },
                    [](const Tensor& t, bool value) { autograd::set_requires_grad(t, value); })
-      .def_prop_rw("grad", [](const Tensor& t) { return autograd::grad(t); },
+      .def_prop_rw("grad", [](const Tensor& t) {
+        auto* meta = autograd::meta(t);
+        if (meta && meta->grad_fn && !meta->retained && !autograd::grad(t).defined())
+          PyErr_WarnEx(PyExc_UserWarning, "The .grad attribute of a Tensor that is not a leaf Tensor is being "
+                       "accessed. Its .grad attribute won't be populated during autograd.backward(). If you indeed "
+                       "want the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the "
+                       "non-leaf Tensor.", 1);
+        return autograd::grad(t);
+      },
                    [](const Tensor& t, std::optional<Tensor> g) { autograd::set_grad(t, g.value_or(Tensor())); },
                    nb::arg("grad").none())
       .def_prop_ro("_grad_fn", [](const Tensor& t) { return autograd::grad_fn(t); })

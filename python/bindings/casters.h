@@ -48,6 +48,18 @@ struct DTypeObject {
   ScalarType type;
 };
 
+// Several tensors returned as a Python tuple (split, chunk, unbind), as in PyTorch.
+struct TensorTuple {
+  TensorList items;
+};
+
+// A dim argument: None (every dim), an int, or a sequence of ints. Converted before an op runs
+// (and so with the GIL held, unlike the op).
+struct Dims {
+  Shape dims;
+  bool given = false;
+};
+
 }  // namespace tp::python
 
 namespace nanobind::detail {
@@ -127,6 +139,40 @@ struct type_caster<tp::Scalar> {
     }
     return none().release();
   }
+};
+
+template <>
+struct type_caster<tp::python::TensorTuple> {
+  NB_TYPE_CASTER(tp::python::TensorTuple, const_name("tuple[Tensor, ...]"))
+  bool from_python(handle, uint8_t, cleanup_list*) noexcept { return false; }
+  static handle from_cpp(const tp::python::TensorTuple& t, rv_policy, cleanup_list*) noexcept {
+    PyObject* tuple = PyTuple_New(static_cast<Py_ssize_t>(t.items.size()));
+    for (size_t i = 0; i < t.items.size(); ++i)
+      PyTuple_SET_ITEM(tuple, static_cast<Py_ssize_t>(i), tp::python::wrap(t.items[i]).release().ptr());
+    return tuple;
+  }
+};
+
+template <>
+struct type_caster<tp::python::Dims> {
+  NB_TYPE_CASTER(tp::python::Dims, const_name("int | tuple[int, ...] | None"))
+
+  bool from_python(handle src, uint8_t flags, cleanup_list* cleanup) noexcept {
+    value = {};
+    if (src.is_none()) return true;
+    value.given = true;
+    if (PyIndex_Check(src.ptr()) && !tp::python::is_tensor(src)) {
+      long long v = PyLong_AsLongLong(src.ptr());
+      if (v == -1 && PyErr_Occurred()) return PyErr_Clear(), false;
+      value.dims = {static_cast<int64_t>(v)};
+      return true;
+    }
+    make_caster<tp::Shape> list;
+    if (!list.from_python(src, flags, cleanup)) return false;
+    value.dims = std::move(list.value);
+    return true;
+  }
+  static handle from_cpp(const tp::python::Dims&, rv_policy, cleanup_list*) noexcept { return none().release(); }
 };
 
 }  // namespace nanobind::detail

@@ -141,7 +141,6 @@ void setitem(Tensor& self, nb::handle index, nb::handle value) {
   } else {
     index_put_(target, parsed.advanced, source);
   }
-  if (!target.is_same(self)) self.bump_version();
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // PyTorch has one, as a Tensor method (x.add(other)), straight to its tp:: function.
 
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/variant.h>
 
 #include "bindings.h"
 
@@ -22,14 +23,9 @@ void def_method(const char* name, F&& f, const Extra&... extra) {
   tensor_class().def(name, f, extra..., release_gil());
 }
 
-// A dim argument that may be None (every dim), an int, or a sequence of ints.
-Shape dims_arg(nb::handle h) {
-  if (h.is_none()) return {};
-  if (PyIndex_Check(h.ptr())) return {nb::cast<int64_t>(h)};
-  return nb::cast<Shape>(h);
-}
-
 nb::object g_return_type_max, g_return_type_min;
+
+TensorTuple as_tuple(TensorList list) { return {std::move(list)}; }
 
 nb::object values_indices(const nb::object& type, std::pair<Tensor, Tensor> r) {
   return type(wrap(r.first), wrap(r.second));
@@ -56,6 +52,21 @@ void init_elementwise(nb::module_& m) {
          "min"_a.none() = nb::none(), "max"_a.none() = nb::none());
   def_op(m, "clip", [](const Tensor& t, std::optional<Scalar> lo, std::optional<Scalar> hi) { return clamp(t, lo, hi); },
          "min"_a.none() = nb::none(), "max"_a.none() = nb::none());
+  def_op(m, "clip", [](const Tensor& t, std::optional<Tensor> lo, std::optional<Tensor> hi) { return clamp(t, lo, hi); },
+         "min"_a.none() = nb::none(), "max"_a.none() = nb::none());
+  for (const char* name : {"clamp_", "clip_"})
+    def_method(name, [](Tensor& t, std::optional<Tensor> lo, std::optional<Tensor> hi) -> Tensor { return clamp_(t, lo, hi); },
+               "min"_a.none() = nb::none(), "max"_a.none() = nb::none());
+  def_op(m, "gelu", [](const Tensor& t, std::string_view approximate) { return gelu(t, approximate); }, nb::kw_only(),
+         "approximate"_a = "none");
+  def_op(m, "softplus", [](const Tensor& t, double beta, double threshold) { return softplus(t, beta, threshold); },
+         "beta"_a = 1.0, "threshold"_a = 20.0);
+  def_method("square_", [](Tensor& t) -> Tensor { return pow_(t, 2); });
+  def_method("nan_to_num_", [](Tensor& t, std::optional<double> nan, std::optional<double> posinf,
+                               std::optional<double> neginf) -> Tensor {
+    Tensor r = nan_to_num(t, nan, posinf, neginf);
+    return copy_(t, r);
+  }, "nan"_a = 0.0, "posinf"_a.none() = nb::none(), "neginf"_a.none() = nb::none());
   def_method("clamp_", [](Tensor& t, std::optional<Scalar> lo, std::optional<Scalar> hi) -> Tensor { return clamp_(t, lo, hi); },
              "min"_a.none() = nb::none(), "max"_a.none() = nb::none());
   def_method("clip_", [](Tensor& t, std::optional<Scalar> lo, std::optional<Scalar> hi) -> Tensor { return clamp_(t, lo, hi); },
@@ -67,6 +78,7 @@ void init_elementwise(nb::module_& m) {
   def_op(m, "sub", [](const Tensor& a, const Tensor& b, const Scalar& alpha) { return sub(a, b, alpha); }, "other"_a, nb::kw_only(), "alpha"_a = 1);
   def_op(m, "sub", [](const Tensor& a, const Scalar& b, const Scalar& alpha) { return sub(a, b, alpha); }, "other"_a, nb::kw_only(), "alpha"_a = 1);
   def_op(m, "subtract", [](const Tensor& a, const Tensor& b, const Scalar& alpha) { return sub(a, b, alpha); }, "other"_a, nb::kw_only(), "alpha"_a = 1);
+  def_op(m, "rsub", [](const Tensor& a, const Tensor& b, const Scalar& alpha) { return sub(b, a, alpha); }, "other"_a, nb::kw_only(), "alpha"_a = 1);
   def_op(m, "rsub", [](const Tensor& a, const Scalar& b, const Scalar& alpha) { return rsub(a, b, alpha); }, "other"_a, nb::kw_only(), "alpha"_a = 1);
   def_method("add_", [](Tensor& a, const Tensor& b, const Scalar& alpha) -> Tensor { return add_(a, b, alpha); }, "other"_a, nb::kw_only(), "alpha"_a = 1);
   def_method("add_", [](Tensor& a, const Scalar& b, const Scalar& alpha) -> Tensor { return add_(a, b, alpha); }, "other"_a, nb::kw_only(), "alpha"_a = 1);
@@ -124,6 +136,7 @@ void init_elementwise(nb::module_& m) {
   def_op(m, "lerp", [](const Tensor& s, const Tensor& e, const Tensor& w) { return lerp(s, e, w); }, "end"_a, "weight"_a);
   def_op(m, "lerp", [](const Tensor& s, const Tensor& e, const Scalar& w) { return lerp(s, e, w); }, "end"_a, "weight"_a);
   def_method("lerp_", [](Tensor& s, const Tensor& e, const Scalar& w) -> Tensor { return lerp_(s, e, w); }, "end"_a, "weight"_a);
+  def_method("lerp_", [](Tensor& s, const Tensor& e, const Tensor& w) -> Tensor { return lerp_(s, e, w); }, "end"_a, "weight"_a);
   def_op(m, "addcmul", [](const Tensor& s, const Tensor& a, const Tensor& b, const Scalar& v) { return addcmul(s, a, b, v); },
          "tensor1"_a, "tensor2"_a, nb::kw_only(), "value"_a = 1);
   def_op(m, "addcdiv", [](const Tensor& s, const Tensor& a, const Tensor& b, const Scalar& v) { return addcdiv(s, a, b, v); },
@@ -204,18 +217,18 @@ void init_reductions(nb::module_& m) {
   g_return_type_max = namedtuple("max", "values indices");
   g_return_type_min = namedtuple("min", "values indices");
 
-  def_op(m, "sum", [](const Tensor& t, nb::handle dim, bool keepdim, OptionalDType dtype) {
-    return sum(t, dims_arg(dim), keepdim, dtype);
+  def_op(m, "sum", [](const Tensor& t, const Dims& dim, bool keepdim, OptionalDType dtype) {
+    return sum(t, dim.dims, keepdim, dtype);
   }, "dim"_a.none() = nb::none(), "keepdim"_a = false, nb::kw_only(), "dtype"_a.none() = nb::none());
-  def_op(m, "mean", [](const Tensor& t, nb::handle dim, bool keepdim, OptionalDType dtype) {
-    return mean(t, dims_arg(dim), keepdim, dtype);
+  def_op(m, "mean", [](const Tensor& t, const Dims& dim, bool keepdim, OptionalDType dtype) {
+    return mean(t, dim.dims, keepdim, dtype);
   }, "dim"_a.none() = nb::none(), "keepdim"_a = false, nb::kw_only(), "dtype"_a.none() = nb::none());
   def_op(m, "prod", [](const Tensor& t, std::optional<int64_t> dim, bool keepdim, OptionalDType dtype) {
     return prod(t, dim, keepdim, dtype);
   }, "dim"_a.none() = nb::none(), "keepdim"_a = false, nb::kw_only(), "dtype"_a.none() = nb::none());
-  def_op(m, "amax", [](const Tensor& t, nb::handle dim, bool keepdim) { return amax(t, dims_arg(dim), keepdim); },
+  def_op(m, "amax", [](const Tensor& t, const Dims& dim, bool keepdim) { return amax(t, dim.dims, keepdim); },
          "dim"_a = nb::tuple(), "keepdim"_a = false);
-  def_op(m, "amin", [](const Tensor& t, nb::handle dim, bool keepdim) { return amin(t, dims_arg(dim), keepdim); },
+  def_op(m, "amin", [](const Tensor& t, const Dims& dim, bool keepdim) { return amin(t, dim.dims, keepdim); },
          "dim"_a = nb::tuple(), "keepdim"_a = false);
   for (bool is_max : {true, false}) {
     const char* name = is_max ? "max" : "min";
@@ -242,26 +255,28 @@ void init_reductions(nb::module_& m) {
          "dim"_a.none() = nb::none(), "keepdim"_a = false);
   // var/std(input, dim=None, unbiased=None, keepdim=False, *, correction=None).
   for (bool is_var : {true, false}) {
-    def_op(m, is_var ? "var" : "std", [is_var](const Tensor& t, nb::handle dim, std::optional<bool> unbiased, bool keepdim,
+    def_op(m, is_var ? "var" : "std", [is_var](const Tensor& t, const Dims& dim, std::optional<bool> unbiased, bool keepdim,
                                                 std::optional<double> correction) {
       TP_CHECK(!(unbiased && correction), "[var] cannot specify both unbiased and correction");
       double c = correction ? *correction : (unbiased.value_or(true) ? 1.0 : 0.0);
-      return is_var ? var(t, dims_arg(dim), c, keepdim) : tp::std(t, dims_arg(dim), c, keepdim);
+      return is_var ? var(t, dim.dims, c, keepdim) : tp::std(t, dim.dims, c, keepdim);
     }, "dim"_a.none() = nb::none(), "unbiased"_a.none() = nb::none(), "keepdim"_a = false, nb::kw_only(), "correction"_a.none() = nb::none());
   }
-  def_op(m, "norm", [](const Tensor& t, nb::handle p, nb::handle dim, bool keepdim, OptionalDType dtype) {
-    double order = 2;
-    if (!p.is_none() && !nb::isinstance<nb::str>(p)) order = nb::cast<double>(p);
-    else if (nb::isinstance<nb::str>(p))
-      TP_CHECK(nb::cast<std::string>(p) == "fro", "[norm] only p='fro' and numeric p are supported");
+  def_op(m, "norm", [](const Tensor& t, const std::optional<std::variant<double, std::string>>& p, const Dims& dim,
+                       bool keepdim, OptionalDType dtype) {
+    double order = 2;  // None and "fro" are the 2-norm of the flattened values
+    if (p && std::holds_alternative<double>(*p)) order = std::get<double>(*p);
+    else if (p) TP_CHECK(std::get<std::string>(*p) == "fro", "[norm] only p='fro' and numeric p are supported");
+    TP_CHECK(!dtype || is_floating_point(t.dtype()), "[norm] linalg.vector_norm: Expected a floating point or complex "
+             "tensor as input. Got ", name(t.dtype()));
     Tensor x = dtype ? to(t, *dtype) : t;
-    return norm(x, order, dims_arg(dim), keepdim);
+    return norm(x, order, dim.dims, keepdim);
   }, "p"_a.none() = "fro", "dim"_a.none() = nb::none(), "keepdim"_a = false, "dtype"_a.none() = nb::none());
-  def_op(m, "logsumexp", [](const Tensor& t, nb::handle dim, bool keepdim) { return logsumexp(t, dims_arg(dim), keepdim); },
+  def_op(m, "logsumexp", [](const Tensor& t, const Dims& dim, bool keepdim) { return logsumexp(t, dim.dims, keepdim); },
          "dim"_a, "keepdim"_a = false);
-  def_op(m, "all", [](const Tensor& t, nb::handle dim, bool keepdim) { return all(t, dims_arg(dim), keepdim); },
+  def_op(m, "all", [](const Tensor& t, const Dims& dim, bool keepdim) { return all(t, dim.dims, keepdim); },
          "dim"_a.none() = nb::none(), "keepdim"_a = false);
-  def_op(m, "any", [](const Tensor& t, nb::handle dim, bool keepdim) { return any(t, dims_arg(dim), keepdim); },
+  def_op(m, "any", [](const Tensor& t, const Dims& dim, bool keepdim) { return any(t, dim.dims, keepdim); },
          "dim"_a.none() = nb::none(), "keepdim"_a = false);
   def_op(m, "cumsum", [](const Tensor& t, int64_t dim, OptionalDType dtype) { return cumsum(t, dim, dtype); },
          "dim"_a, nb::kw_only(), "dtype"_a.none() = nb::none());
@@ -304,6 +319,8 @@ void init_shape(nb::module_& m) {
     def_op(m, name, [](const Tensor& t, int64_t a, int64_t b) { return transpose(t, a, b); }, "dim0"_a, "dim1"_a);
   def_op(m, "t", [](const Tensor& x) { return tp::t(x); });
   def_op(m, "movedim", [](const Tensor& t, int64_t s, int64_t d) { return movedim(t, s, d); }, "source"_a, "destination"_a);
+  def_op(m, "movedim", [](const Tensor& t, const Shape& s, const Shape& d) { return movedim(t, s, d); }, "source"_a,
+         "destination"_a);
   c.def("expand", [](const Tensor& t, nb::args sizes) { return expand(t, sizes_arg(sizes, "expand")); });
   c.def("expand_as", [](const Tensor& t, const Tensor& other) { return expand(t, other.sizes()); }, "other"_a);
   def_op(m, "broadcast_to", [](const Tensor& t, const Shape& size) { return broadcast_to(t, size); }, "size"_a);
@@ -317,7 +334,7 @@ void init_shape(nb::module_& m) {
     for (nb::handle h : shapes) out = broadcast_shapes("broadcast_shapes", out, PyLong_Check(h.ptr()) ? Shape{nb::cast<int64_t>(h)} : nb::cast<Shape>(h));
     return nb::tuple(nb::cast(out));
   });
-  def_op(m, "squeeze", [](const Tensor& t, nb::handle dim) { return dim.is_none() ? squeeze(t) : squeeze(t, dims_arg(dim)); },
+  def_op(m, "squeeze", [](const Tensor& t, const Dims& dim) { return dim.given ? squeeze(t, dim.dims) : squeeze(t); },
          "dim"_a.none() = nb::none());
   def_op(m, "unsqueeze", [](const Tensor& t, int64_t dim) { return unsqueeze(t, dim); }, "dim"_a);
   def_op(m, "flatten", [](const Tensor& t, int64_t s, int64_t e) { return flatten(t, s, e); }, "start_dim"_a = 0, "end_dim"_a = -1);
@@ -325,12 +342,13 @@ void init_shape(nb::module_& m) {
   def_op(m, "narrow", [](const Tensor& t, int64_t dim, int64_t start, int64_t length) { return narrow(t, dim, start, length); },
          "dim"_a, "start"_a, "length"_a);
   def_op(m, "select", [](const Tensor& t, int64_t dim, int64_t index) { return select(t, dim, index); }, "dim"_a, "index"_a);
-  def_op(m, "split", [](const Tensor& t, nb::handle split, int64_t dim) {
-    if (PyLong_Check(split.ptr())) return tp::split(t, nb::cast<int64_t>(split), dim);
-    return split_with_sizes(t, nb::cast<Shape>(split), dim);
+  def_op(m, "split", [](const Tensor& t, const std::variant<int64_t, Shape>& split, int64_t dim) {
+    if (std::holds_alternative<int64_t>(split)) return as_tuple(tp::split(t, std::get<int64_t>(split), dim));
+    return as_tuple(split_with_sizes(t, std::get<Shape>(split), dim));
   }, "split_size_or_sections"_a, "dim"_a = 0);
-  def_op(m, "chunk", [](const Tensor& t, int64_t chunks, int64_t dim) { return chunk(t, chunks, dim); }, "chunks"_a, "dim"_a = 0);
-  def_op(m, "unbind", [](const Tensor& t, int64_t dim) { return unbind(t, dim); }, "dim"_a = 0);
+  def_op(m, "chunk", [](const Tensor& t, int64_t chunks, int64_t dim) { return as_tuple(chunk(t, chunks, dim)); },
+         "chunks"_a, "dim"_a = 0);
+  def_op(m, "unbind", [](const Tensor& t, int64_t dim) { return as_tuple(unbind(t, dim)); }, "dim"_a = 0);
   c.def("repeat", [](const Tensor& t, nb::args sizes) { return repeat(t, sizes_arg(sizes, "repeat")); });
   c.def("flip", [](const Tensor& t, nb::args dims) { return flip(t, sizes_arg(dims, "flip")); });
   m.def("flip", [](const Tensor& t, const Shape& dims) { return flip(t, dims); }, "input"_a, "dims"_a);
@@ -376,7 +394,7 @@ void init_index_ops(nb::module_& m) {
   auto nonzero_fn = [](const Tensor& t, bool as_tuple) -> nb::object {
     Tensor coords = nonzero(t);
     if (!as_tuple) return wrap(coords);
-    if (t.dim() == 0) return nb::make_tuple(wrap(reshape(coords, IntArrayRef{-1})));
+    if (t.dim() == 0) return nb::make_tuple(wrap(zeros({coords.size(0)}, ScalarType::Int64)));
     return nb::tuple(nb::cast(unbind(transpose(coords, 0, 1), 0)));
   };
   m.def("nonzero", nonzero_fn, "input"_a, nb::kw_only(), "as_tuple"_a = false);

@@ -65,6 +65,8 @@ void init_tensor(nb::module_& m) {
   set_tensor_type(reinterpret_cast<PyTypeObject*>(cls.ptr()));
 
   m.def("_set_size_type", [](nb::object t) { g_size_type = t; });
+  m.def("clone", [](const Tensor& t, nb::handle) { return clone(t); }, "input"_a, nb::kw_only(),
+        "memory_format"_a.none() = nb::none());
   m.def("is_tensor", [](nb::handle h) { return is_tensor(h); }, "obj"_a);
   m.def("set_num_threads", &set_num_threads, "num_threads"_a);
   m.def("get_num_threads", &get_num_threads);
@@ -138,6 +140,7 @@ void init_tensor(nb::module_& m) {
   cls.def("to", &to_method)
       .def("contiguous", &contiguous, release_gil())
       .def("clone", &clone, release_gil())
+      .def("__copy__", &clone)
       .def("copy_", [](Tensor& self, const Tensor& src, bool) { return copy_(self, src); }, "src"_a,
            "non_blocking"_a = false, release_gil())
       .def("fill_", [](Tensor& self, const Scalar& v) { return fill_(self, v); }, "value"_a, release_gil())

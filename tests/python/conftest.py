@@ -6,7 +6,7 @@ def pytest_configure(config):
     """Makes pytest's failure summary linear in the number of reports.
 
     For each failed test, pytest's terminal reporter scans every passed setup/teardown report for
-    that test's teardown output (TerminalReporter._get_teardown_reports). test_ops.py has ~10,000
+    that test's teardown output (TerminalReporter._get_teardown_reports). test_ops.py has thousands of
     cases; with a few hundred failures that scan alone took minutes. This indexes the reports once.
     """
     reporter = config.pluginmanager.get_plugin("terminalreporter")

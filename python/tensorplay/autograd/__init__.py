@@ -21,6 +21,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if grads is not None and len(grads) != len(tensors):
         raise RuntimeError(f"grad can be implicitly created only for scalar outputs: got {len(tensors)} tensors and "
                            f"{len(grads)} gradients")
+    if inputs is not None and len(_tensors(inputs)) == 0:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     if retain_graph is None:
         retain_graph = create_graph
     _C._backward(tensors, grads, retain_graph, create_graph, _tensors(inputs))

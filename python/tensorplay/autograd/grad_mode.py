@@ -37,7 +37,19 @@ class _Mode:
         return self.__class__()
 
 
-class no_grad(_Mode):
+class _BareDecoratable(_Mode):
+    """A mode that also decorates without parentheses: @no_grad as well as @no_grad()."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is not None:
+            return cls()(orig_func)
+        return super().__new__(cls)
+
+    def __init__(self, orig_func=None):
+        pass
+
+
+class no_grad(_BareDecoratable):
     """Disables gradient recording: ops inside record no graph and their results do not require grad."""
 
     def __enter__(self):
@@ -48,7 +60,7 @@ class no_grad(_Mode):
         _C._set_grad_enabled(self.prev)
 
 
-class enable_grad(_Mode):
+class enable_grad(_BareDecoratable):
     """Enables gradient recording inside a no_grad region."""
 
     def __enter__(self):
@@ -69,8 +81,13 @@ class set_grad_enabled(_Mode):
         self.mode = mode
         _C._set_grad_enabled(mode)
 
+    def __call__(self, fn):
+        # As a decorator the mode applies per call, not from now on.
+        _C._set_grad_enabled(self.prev)
+        return super().__call__(fn)
+
     def __enter__(self):
-        pass
+        _C._set_grad_enabled(self.mode)
 
     def __exit__(self, *exc):
         _C._set_grad_enabled(self.prev)

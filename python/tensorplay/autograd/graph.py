@@ -36,7 +36,7 @@ def wrap(cnode):
     key = cnode._id()
     node = _live.get(key)
     if node is None:
-        name = cnode.name()
+        name = cnode.name().split("::")[-1]  # tensorplay::autograd::AccumulateGrad -> AccumulateGrad
         cls = _classes.get(name)
         if cls is None:
             cls = _classes[name] = type(name, (Node,), {"__slots__": ()})

@@ -1,0 +1,245 @@
+// 2-D convolution: oneDNN for float32 and bfloat16, direct loops for the other float dtypes
+// (float64 for gradient checks, float16 where oneDNN lacks it). Layouts: NCHW activations,
+// OIHW weights; the ops make every operand contiguous.
+
+#include "cpu/backend.h"
+#include "cpu/convert.h"
+#include "cpu/loop.h"
+#include "cpu/onednn.h"
+
+namespace tp::cpu {
+
+namespace {
+
+using dims = dnnl::memory::dims;
+
+// ---- oneDNN ----
+
+struct ConvGeometry {
+  dims src, weights, dst, strides, dilates, padding_l, padding_r;
+  dnnl::memory::data_type type;
+  int64_t groups;
+
+  ConvGeometry(const Tensor& in, const Tensor& weight, const Tensor& out, const Window& w)
+      : src(in.sizes().begin(), in.sizes().end()),
+        dst(out.sizes().begin(), out.sizes().end()),
+        type(onednn::data_type(in.dtype())),
+        groups(w.groups) {
+    if (groups == 1) {
+      weights.assign(weight.sizes().begin(), weight.sizes().end());
+    } else {
+      weights = {groups, weight.size(0) / groups, weight.size(1), weight.size(2), weight.size(3)};
+    }
+    for (int d = 0; d < 2; ++d) {
+      strides.push_back(w.stride[d]);
+      dilates.push_back(w.dilation[d] - 1);
+      padding_l.push_back(w.padding[d]);
+      // oneDNN wants the right padding that makes the sizes consistent, which may be less than
+      // the left one when the last window does not reach the padding.
+      int64_t extent = (weight.size(2 + d) - 1) * w.dilation[d] + 1;
+      padding_r.push_back((out.size(2 + d) - 1) * w.stride[d] + extent - in.size(2 + d) - w.padding[d]);
+    }
+  }
+
+  dnnl::memory::desc src_md() const { return {src, type, dnnl::memory::format_tag::nchw}; }
+  dnnl::memory::desc dst_md() const { return {dst, type, dnnl::memory::format_tag::nchw}; }
+  dnnl::memory::desc weights_md() const {
+    return {weights, type, groups == 1 ? dnnl::memory::format_tag::oihw : dnnl::memory::format_tag::goihw};
+  }
+  dnnl::memory::desc bias_md() const { return {{dst[1]}, type, dnnl::memory::format_tag::x}; }
+
+  onednn::Key key(int64_t kind) const {
+    onednn::Key k{kind, static_cast<int64_t>(type), groups};
+    for (const dims* d : {&src, &weights, &dst, &strides, &dilates, &padding_l, &padding_r})
+      k.insert(k.end(), d->begin(), d->end());
+    return k;
+  }
+
+  dnnl::convolution_forward::primitive_desc forward_pd(bool with_bias) const {
+    auto desc = with_bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
+                                                            dnnl::algorithm::convolution_direct, src_md(), weights_md(),
+                                                            bias_md(), dst_md(), strides, dilates, padding_l, padding_r)
+                          : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
+                                                            dnnl::algorithm::convolution_direct, src_md(), weights_md(),
+                                                            dst_md(), strides, dilates, padding_l, padding_r);
+    return {desc, onednn::engine()};
+  }
+};
+
+dnnl::memory memory(const dnnl::memory::desc& md, const Tensor& t) {
+  return dnnl::memory(md, onednn::engine(), t.data_ptr());
+}
+
+template <class P>
+onednn::PrimitiveCache<P>& cache() {
+  static auto* c = new onednn::PrimitiveCache<P>();
+  return *c;
+}
+
+bool onednn_forward(const Tensor& out, const Tensor& in, const Tensor& weight, const Tensor& bias, const Window& w) {
+  ConvGeometry g(in, weight, out, w);
+  if (g.type == dnnl::memory::data_type::undef) return false;
+  bool with_bias = bias.defined();
+  auto prim = cache<dnnl::convolution_forward>().get(g.key(with_bias ? 1 : 0), [&] {
+    return dnnl::convolution_forward(g.forward_pd(with_bias));
+  });
+  if (!prim) return false;
+  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, memory(g.src_md(), in)},
+                                             {DNNL_ARG_WEIGHTS, memory(g.weights_md(), weight)},
+                                             {DNNL_ARG_DST, memory(g.dst_md(), out)}};
+  if (with_bias) args.emplace(DNNL_ARG_BIAS, memory(g.bias_md(), bias));
+  onednn::execute(*prim, args);
+  return true;
+}
+
+bool onednn_input_grad(const Tensor& grad_in, const Tensor& grad_out, const Tensor& weight, const Window& w) {
+  ConvGeometry g(grad_in, weight, grad_out, w);
+  if (g.type == dnnl::memory::data_type::undef) return false;
+  auto prim = cache<dnnl::convolution_backward_data>().get(g.key(2), [&] {
+    dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, g.src_md(), g.weights_md(),
+                                               g.dst_md(), g.strides, g.dilates, g.padding_l, g.padding_r);
+    return dnnl::convolution_backward_data({desc, onednn::engine(), g.forward_pd(false)});
+  });
+  if (!prim) return false;
+  onednn::execute(*prim, {{DNNL_ARG_DIFF_SRC, memory(g.src_md(), grad_in)},
+                          {DNNL_ARG_WEIGHTS, memory(g.weights_md(), weight)},
+                          {DNNL_ARG_DIFF_DST, memory(g.dst_md(), grad_out)}});
+  return true;
+}
+
+bool onednn_weight_grad(const Tensor& grad_weight, const Tensor& grad_out, const Tensor& in, const Window& w) {
+  ConvGeometry g(in, grad_weight, grad_out, w);
+  if (g.type == dnnl::memory::data_type::undef) return false;
+  auto prim = cache<dnnl::convolution_backward_weights>().get(g.key(3), [&] {
+    dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, g.src_md(), g.weights_md(),
+                                                  g.dst_md(), g.strides, g.dilates, g.padding_l, g.padding_r);
+    return dnnl::convolution_backward_weights({desc, onednn::engine(), g.forward_pd(false)});
+  });
+  if (!prim) return false;
+  onednn::execute(*prim, {{DNNL_ARG_SRC, memory(g.src_md(), in)},
+                          {DNNL_ARG_DIFF_WEIGHTS, memory(g.weights_md(), grad_weight)},
+                          {DNNL_ARG_DIFF_DST, memory(g.dst_md(), grad_out)}});
+  return true;
+}
+
+// ---- Direct loops ----
+// Sizes: N batch, C input channels, O output channels, Cg/Og per group, (H, W) input,
+// (P, Q) output, (R, S) kernel.
+
+struct Dims {
+  int64_t N, C, H, W, O, P, Q, R, S, Cg, Og;
+  Dims(const Tensor& in, const Tensor& weight, const Tensor& out, const Window& w)
+      : N(in.size(0)), C(in.size(1)), H(in.size(2)), W(in.size(3)), O(out.size(1)), P(out.size(2)), Q(out.size(3)),
+        R(weight.size(2)), S(weight.size(3)), Cg(C / w.groups), Og(O / w.groups) {}
+};
+
+// Calls f(n, o, p, q, c, r, s, h, x) for every input position a window touches.
+template <class F>
+void for_each_tap(const Dims& d, const Window& w, int64_t n, int64_t o, const F& f) {
+  const int64_t group = o / d.Og;
+  for (int64_t p = 0; p < d.P; ++p)
+    for (int64_t q = 0; q < d.Q; ++q)
+      for (int64_t c = 0; c < d.Cg; ++c)
+        for (int64_t r = 0; r < d.R; ++r) {
+          const int64_t h = p * w.stride[0] - w.padding[0] + r * w.dilation[0];
+          if (h < 0 || h >= d.H) continue;
+          for (int64_t s = 0; s < d.S; ++s) {
+            const int64_t x = q * w.stride[1] - w.padding[1] + s * w.dilation[1];
+            if (x < 0 || x >= d.W) continue;
+            f(p, q, group * d.Cg + c, c, r, s, h, x);
+          }
+        }
+}
+
+template <class T>
+void direct_forward(const Tensor& out, const Tensor& in, const Tensor& weight, const Tensor& bias, const Window& w) {
+  using M = opmath_t<T>;
+  const Dims d(in, weight, out, w);
+  const T* x = static_cast<const T*>(in.data_ptr());
+  const T* k = static_cast<const T*>(weight.data_ptr());
+  const T* b = bias.defined() ? static_cast<const T*>(bias.data_ptr()) : nullptr;
+  T* y = static_cast<T*>(out.data_ptr());
+  parallel_for(0, d.N * d.O, 1, [&](int64_t lo, int64_t hi) {
+    std::vector<M> acc(d.P * d.Q);
+    for (int64_t no = lo; no < hi; ++no) {
+      const int64_t n = no / d.O, o = no % d.O;
+      std::fill(acc.begin(), acc.end(), b ? static_cast<M>(b[o]) : M(0));
+      for_each_tap(d, w, n, o, [&](int64_t p, int64_t q, int64_t ci, int64_t c, int64_t r, int64_t s, int64_t h, int64_t xx) {
+        acc[p * d.Q + q] += static_cast<M>(x[((n * d.C + ci) * d.H + h) * d.W + xx]) *
+                            static_cast<M>(k[((o * d.Cg + c) * d.R + r) * d.S + s]);
+      });
+      for (int64_t i = 0; i < d.P * d.Q; ++i) y[no * d.P * d.Q + i] = static_cast<T>(acc[i]);
+    }
+  });
+}
+
+template <class T>
+void direct_input_grad(const Tensor& grad_in, const Tensor& grad_out, const Tensor& weight, const Window& w) {
+  using M = opmath_t<T>;
+  const Dims d(grad_in, weight, grad_out, w);
+  const T* g = static_cast<const T*>(grad_out.data_ptr());
+  const T* k = static_cast<const T*>(weight.data_ptr());
+  T* gx = static_cast<T*>(grad_in.data_ptr());
+  parallel_for(0, d.N, 1, [&](int64_t lo, int64_t hi) {
+    std::vector<M> acc(d.C * d.H * d.W);
+    for (int64_t n = lo; n < hi; ++n) {
+      std::fill(acc.begin(), acc.end(), M(0));
+      for (int64_t o = 0; o < d.O; ++o)
+        for_each_tap(d, w, n, o, [&](int64_t p, int64_t q, int64_t ci, int64_t c, int64_t r, int64_t s, int64_t h, int64_t xx) {
+          acc[(ci * d.H + h) * d.W + xx] += static_cast<M>(g[((n * d.O + o) * d.P + p) * d.Q + q]) *
+                                            static_cast<M>(k[((o * d.Cg + c) * d.R + r) * d.S + s]);
+        });
+      for (int64_t i = 0; i < d.C * d.H * d.W; ++i) gx[n * d.C * d.H * d.W + i] = static_cast<T>(acc[i]);
+    }
+  });
+}
+
+template <class T>
+void direct_weight_grad(const Tensor& grad_weight, const Tensor& grad_out, const Tensor& in, const Window& w) {
+  using M = opmath_t<T>;
+  const Dims d(in, grad_weight, grad_out, w);
+  const T* g = static_cast<const T*>(grad_out.data_ptr());
+  const T* x = static_cast<const T*>(in.data_ptr());
+  T* gw = static_cast<T*>(grad_weight.data_ptr());
+  const int64_t per_filter = d.Cg * d.R * d.S;
+  parallel_for(0, d.O, 1, [&](int64_t lo, int64_t hi) {
+    std::vector<M> acc(per_filter);
+    for (int64_t o = lo; o < hi; ++o) {
+      std::fill(acc.begin(), acc.end(), M(0));
+      for (int64_t n = 0; n < d.N; ++n)
+        for_each_tap(d, w, n, o, [&](int64_t p, int64_t q, int64_t ci, int64_t c, int64_t r, int64_t s, int64_t h, int64_t xx) {
+          acc[(c * d.R + r) * d.S + s] += static_cast<M>(g[((n * d.O + o) * d.P + p) * d.Q + q]) *
+                                          static_cast<M>(x[((n * d.C + ci) * d.H + h) * d.W + xx]);
+        });
+      for (int64_t i = 0; i < per_filter; ++i) gw[o * per_filter + i] = static_cast<T>(acc[i]);
+    }
+  });
+}
+
+}  // namespace
+
+void CpuBackend::conv2d(const Tensor& out, const Tensor& in, const Tensor& weight, const Tensor& bias, const Window& w) {
+  if (out.numel() == 0) return;
+  if (onednn_forward(out, in, weight, bias, w)) return;
+  visit_dtype<DTypes::Floating>("conv2d", in.dtype(), [&](auto t) { direct_forward<decltype(t)>(out, in, weight, bias, w); });
+}
+
+void CpuBackend::conv2d_input_grad(const Tensor& grad_in, const Tensor& grad_out, const Tensor& weight, const Window& w) {
+  if (grad_in.numel() == 0) return;
+  if (grad_out.numel() == 0) return fill(grad_in, 0);
+  if (onednn_input_grad(grad_in, grad_out, weight, w)) return;
+  visit_dtype<DTypes::Floating>("conv2d", grad_in.dtype(), [&](auto t) {
+    direct_input_grad<decltype(t)>(grad_in, grad_out, weight, w);
+  });
+}
+
+void CpuBackend::conv2d_weight_grad(const Tensor& grad_weight, const Tensor& grad_out, const Tensor& in, const Window& w) {
+  if (grad_weight.numel() == 0) return;
+  if (grad_out.numel() == 0 || in.numel() == 0) return fill(grad_weight, 0);
+  if (onednn_weight_grad(grad_weight, grad_out, in, w)) return;
+  visit_dtype<DTypes::Floating>("conv2d", in.dtype(), [&](auto t) {
+    direct_weight_grad<decltype(t)>(grad_weight, grad_out, in, w);
+  });
+}
+
+}  // namespace tp::cpu
