@@ -3,7 +3,9 @@
 // these directly. Families live in one file each: factory, cast, shape, indexing, unary,
 // binary, reduce, linalg.
 
+#include <array>
 #include <optional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -222,6 +224,46 @@ Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
 Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = {0},
                   bool ceil_mode = false, bool count_include_pad = true, std::optional<int64_t> divisor_override = {});
 Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size);
+
+// ---- nn.cpp ----
+Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = {});
+Tensor bilinear(const Tensor& x1, const Tensor& x2, const Tensor& weight, const std::optional<Tensor>& bias = {});
+Tensor dropout(const Tensor& input, double p = 0.5, bool training = true, Generator* gen = nullptr);
+// Updates running_mean/running_var in place when training and they are given.
+Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
+                  const std::optional<Tensor>& weight = {}, const std::optional<Tensor>& bias = {}, bool training = false,
+                  double momentum = 0.1, double eps = 1e-5);
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight = {},
+                  const std::optional<Tensor>& bias = {}, double eps = 1e-5);
+Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight = {},
+                  const std::optional<Tensor>& bias = {}, double eps = 1e-5);
+Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx = {});
+Tensor one_hot(const Tensor& input, int64_t num_classes = -1);
+// padding: (left, right) per dim from the last; mode "constant", "reflect" or "replicate".
+Tensor pad(const Tensor& input, IntArrayRef padding, std::string_view mode = "constant", double value = 0);
+// 4-D input; size is the output (H, W); mode "nearest" or "bilinear".
+Tensor interpolate(const Tensor& input, IntArrayRef size, std::optional<std::array<double, 2>> scale_factor = {},
+                   std::string_view mode = "nearest", bool align_corners = false);
+Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
+                                    const std::optional<Tensor>& attn_mask = {}, double dropout_p = 0,
+                                    bool is_causal = false, std::optional<double> scale = {}, Generator* gen = nullptr);
+
+// ---- loss.cpp: reduction is "mean", "sum" or "none" ----
+Tensor mse_loss(const Tensor& input, const Tensor& target, std::string_view reduction = "mean");
+Tensor l1_loss(const Tensor& input, const Tensor& target, std::string_view reduction = "mean");
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, std::string_view reduction = "mean", double beta = 1);
+Tensor huber_loss(const Tensor& input, const Tensor& target, std::string_view reduction = "mean", double delta = 1);
+Tensor nll_loss(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight = {},
+                std::string_view reduction = "mean", int64_t ignore_index = -100);
+// target: class indices, or class probabilities of input's shape.
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight = {},
+                     std::string_view reduction = "mean", int64_t ignore_index = -100, double label_smoothing = 0);
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight = {},
+                            std::string_view reduction = "mean");
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight = {},
+                                        const std::optional<Tensor>& pos_weight = {}, std::string_view reduction = "mean");
+// reduction may also be "batchmean".
+Tensor kl_div(const Tensor& input, const Tensor& target, std::string_view reduction = "mean", bool log_target = false);
 
 // ---- operators, for C++ readers ----
 inline Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }

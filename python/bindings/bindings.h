@@ -14,6 +14,8 @@ void init_ops(nb::module_& m);
 void init_indexing(nb::module_& m);
 void init_numpy(nb::module_& m);
 void init_autograd(nb::module_& m);
+void init_nn(nb::module_& m);
+void init_optim(nb::module_& m);
 
 // The Python class tensorplay.Tensor.
 nb::class_<PyTensor>& tensor_class();

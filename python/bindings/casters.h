@@ -141,6 +141,26 @@ struct type_caster<tp::Scalar> {
   }
 };
 
+// A sequence of ints as an IntArrayRef; the caster owns the ints for the duration of the call.
+template <>
+struct type_caster<tp::IntArrayRef> {
+  NB_TYPE_CASTER(tp::IntArrayRef, const_name("Sequence[int]"))
+  tp::Shape storage;
+
+  bool from_python(handle src, uint8_t flags, cleanup_list* cleanup) noexcept {
+    make_caster<tp::Shape> list;
+    if (!list.from_python(src, flags, cleanup)) return false;
+    storage = std::move(list.value);
+    value = tp::IntArrayRef(storage);
+    return true;
+  }
+  static handle from_cpp(tp::IntArrayRef v, rv_policy, cleanup_list*) noexcept {
+    PyObject* tuple = PyTuple_New(static_cast<Py_ssize_t>(v.size()));
+    for (size_t i = 0; i < v.size(); ++i) PyTuple_SET_ITEM(tuple, static_cast<Py_ssize_t>(i), PyLong_FromLongLong(v[i]));
+    return tuple;
+  }
+};
+
 template <>
 struct type_caster<tp::python::TensorTuple> {
   NB_TYPE_CASTER(tp::python::TensorTuple, const_name("tuple[Tensor, ...]"))

@@ -133,4 +133,6 @@ NB_MODULE(_C, m) {
   init_indexing(m);
   init_numpy(m);
   init_autograd(m);
+  init_nn(m);
+  init_optim(m);
 }

@@ -2,6 +2,7 @@
 
 #include <nanobind/stl/tuple.h>
 
+#include "autograd/variable.h"
 #include "bindings.h"
 #include "core/parallel.h"
 
@@ -72,11 +73,13 @@ void init_tensor(nb::module_& m) {
   m.def("get_num_threads", &get_num_threads);
 
   // Tensor(*sizes) is uninitialised float; Tensor(sequence) copies data (see tensorplay.tensor).
-  cls.def_static("_make_subclass", [](nb::handle type, const Tensor& data) {
-    Tensor alias = make_view(data, Shape(data.sizes().begin(), data.sizes().end()),
-                             Shape(data.strides().begin(), data.strides().end()), data.storage_offset());
+  // A new tensor object of a subclass (Parameter) over data's memory, with no history and no view
+  // base: it is a tensor of its own that happens to share data's storage.
+  cls.def_static("_make_subclass", [](nb::handle type, const Tensor& data, bool requires_grad) {
+    Tensor alias = autograd::detach(data);
+    if (requires_grad) autograd::set_requires_grad(alias, true);
     return wrap(alias, reinterpret_cast<PyTypeObject*>(type.ptr()));
-  }, "cls"_a, "data"_a);
+  }, "cls"_a, "data"_a, "requires_grad"_a = false);
 
   cls.def_prop_ro("shape", [](const Tensor& t) { return as_size(t.sizes()); })
       .def_prop_ro("dtype", [](const Tensor& t) { return t.dtype(); })

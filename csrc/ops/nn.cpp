@@ -1,0 +1,327 @@
+// Neural-network ops: linear layers, normalisation, dropout, embedding, padding, resizing and
+// attention. All but embedding are composites: their gradients come from the ops they are
+// written with. They are ops of their own (not Python) so that autocast can give each a policy.
+
+#include <cmath>
+#include <limits>
+
+#include "autograd/record.h"
+#include "ops/ops.h"
+
+namespace tp {
+
+Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
+  TP_CHECK(weight.dim() == 2, "[linear] expected a 2-D weight, got ", to_string(weight.sizes()));
+  TP_CHECK(input.dim() >= 1, "[linear] expected an input with at least 1 dim");
+  TP_CHECK(input.size(-1) == weight.size(1), "[linear] input of shape ", to_string(input.sizes()),
+           " and weight of shape ", to_string(weight.sizes()), " cannot be multiplied (", input.size(-1), " vs ",
+           weight.size(1), " features)");
+  if (bias && input.dim() == 2) return addmm(*bias, input, t(weight));
+  Tensor out = matmul(input, t(weight));
+  return bias ? add(out, *bias) : out;
+}
+
+Tensor bilinear(const Tensor& x1, const Tensor& x2, const Tensor& weight, const std::optional<Tensor>& bias) {
+  TP_CHECK(weight.dim() == 3, "[bilinear] expected a 3-D weight, got ", to_string(weight.sizes()));
+  const int64_t out = weight.size(0), in1 = weight.size(1), in2 = weight.size(2);
+  TP_CHECK(x1.dim() >= 1 && x1.size(-1) == in1 && x2.dim() >= 1 && x2.size(-1) == in2, "[bilinear] input1 of shape ",
+           to_string(x1.sizes()), " and input2 of shape ", to_string(x2.sizes()), " do not match weight ",
+           to_string(weight.sizes()));
+  // y[n, o] = sum_ij x1[n, i] W[o, i, j] x2[n, j]: first (x1 @ W_i)[n, o, j], then sum over j with x2.
+  Tensor a = reshape(x1, {-1, in1});
+  Tensor b = reshape(x2, {-1, in2});
+  Tensor w = reshape(permute(weight, {1, 0, 2}), {in1, out * in2});
+  Tensor y = sum(mul(reshape(mm(a, w), {-1, out, in2}), unsqueeze(b, 1)), {-1});
+  if (bias) y = add(y, *bias);
+  Shape shape(x1.sizes().begin(), x1.sizes().end() - 1);
+  shape.push_back(out);
+  return reshape(y, shape);
+}
+
+Tensor dropout(const Tensor& input, double p, bool training, Generator* gen) {
+  TP_CHECK_VALUE(p >= 0 && p <= 1, "[dropout] dropout probability has to be between 0 and 1, but got ", p);
+  if (!training || p == 0) return input;
+  if (p == 1) return mul(input, zeros_like(input));
+  Tensor keep = lt(rand(input.sizes(), is_floating_point(input.dtype()) ? input.dtype() : get_default_dtype(),
+                        input.device(), gen),
+                   1 - p);
+  return mul(input, div(keep, 1 - p));
+}
+
+namespace {
+
+// The dims a batch or group norm reduces: all but the channel dim (1).
+Shape all_but_channels(const Tensor& x) {
+  Shape dims{0};
+  for (int64_t d = 2; d < x.dim(); ++d) dims.push_back(d);
+  return dims;
+}
+
+// A per-channel vector [C] shaped to broadcast against [N, C, *].
+Tensor per_channel(const Tensor& v, int64_t ndim) {
+  Shape shape(ndim, 1);
+  shape[1] = v.numel();
+  return reshape(v, shape);
+}
+
+}  // namespace
+
+Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& running_mean,
+                  const std::optional<Tensor>& running_var, const std::optional<Tensor>& weight,
+                  const std::optional<Tensor>& bias, bool training, double momentum, double eps) {
+  TP_CHECK(input.dim() >= 2, "[batch_norm] expected an input with at least 2 dims (N, C, ...), got ",
+           to_string(input.sizes()));
+  const int64_t C = input.size(1);
+  for (const auto* v : {&running_mean, &running_var, &weight, &bias})
+    TP_CHECK(!*v || (*v)->numel() == C, "[batch_norm] running stats, weight and bias must have ", C,
+             " elements, got ", to_string((*v)->sizes()));
+  Shape dims = all_but_channels(input);
+  Tensor mean, var;
+  if (training) {
+    const int64_t count = input.numel() / std::max<int64_t>(C, 1);
+    TP_CHECK_VALUE(count > 1, "[batch_norm] Expected more than 1 value per channel when training, got input size ",
+                   to_string(input.sizes()));
+    mean = tp::mean(input, dims);
+    var = tp::var(input, dims, 0);  // normalise with the biased variance
+    if (running_mean && running_var) {
+      NoGradGuard no_grad;  // the running statistics are buffers, not part of the graph
+      Tensor unbiased = mul(var.detach(), static_cast<double>(count) / static_cast<double>(count - 1));
+      lerp_(*running_mean, to(mean.detach(), running_mean->dtype()), momentum);
+      lerp_(*running_var, to(unbiased, running_var->dtype()), momentum);
+    }
+  } else {
+    TP_CHECK(running_mean && running_var, "[batch_norm] running_mean and running_var must be defined in evaluation mode");
+    mean = to(*running_mean, input.dtype());
+    var = to(*running_var, input.dtype());
+  }
+  Tensor out = mul(sub(input, per_channel(mean, input.dim())), per_channel(rsqrt(add(var, eps)), input.dim()));
+  if (weight) out = mul(out, per_channel(*weight, input.dim()));
+  if (bias) out = add(out, per_channel(*bias, input.dim()));
+  return out;
+}
+
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
+                  const std::optional<Tensor>& bias, double eps) {
+  const int64_t k = static_cast<int64_t>(normalized_shape.size());
+  bool fits = k >= 1 && k <= input.dim();
+  for (int64_t i = 0; fits && i < k; ++i) fits = input.size(input.dim() - k + i) == normalized_shape[i];
+  TP_CHECK(fits, "[layer_norm] Given normalized_shape=", to_string(normalized_shape),
+           ", expected input with shape [*, ", to_string(normalized_shape).substr(1), ", but got input of size",
+           to_string(input.sizes()));
+  Shape dims;
+  for (int64_t d = input.dim() - k; d < input.dim(); ++d) dims.push_back(d);
+  // 16-bit inputs are normalised in float32 and rounded once.
+  Tensor x = is_reduced_float(input.dtype()) ? to(input, ScalarType::Float32) : input;
+  Tensor centered = sub(x, mean(x, dims, true));
+  Tensor out = mul(centered, rsqrt(add(mean(mul(centered, centered), dims, true), eps)));
+  out = to(out, input.dtype());
+  if (weight) out = mul(out, *weight);
+  if (bias) out = add(out, *bias);
+  return out;
+}
+
+Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight,
+                  const std::optional<Tensor>& bias, double eps) {
+  TP_CHECK(input.dim() >= 2, "[group_norm] Expected at least 2 dimensions for input tensor but received ", input.dim());
+  const int64_t N = input.size(0), C = input.size(1);
+  TP_CHECK(num_groups > 0 && C % num_groups == 0, "[group_norm] Expected number of channels in input to be divisible "
+           "by num_groups, but got input of shape ", to_string(input.sizes()), " and num_groups=", num_groups);
+  Tensor x = is_reduced_float(input.dtype()) ? to(input, ScalarType::Float32) : input;
+  Tensor grouped = reshape(x, {N, num_groups, -1});
+  Tensor centered = sub(grouped, mean(grouped, {2}, true));
+  Tensor out = mul(centered, rsqrt(add(mean(mul(centered, centered), {2}, true), eps)));
+  out = to(reshape(out, input.sizes()), input.dtype());
+  if (weight) out = mul(out, per_channel(*weight, input.dim()));
+  if (bias) out = add(out, per_channel(*bias, input.dim()));
+  return out;
+}
+
+namespace {
+
+// Embedding rows are picked by index; their gradients are summed back into the rows they came
+// from, except the padding row, which never learns.
+class EmbeddingBackward final : public autograd::Node {
+ public:
+  EmbeddingBackward(const Tensor& weight, Tensor indices, std::optional<int64_t> padding_idx)
+      : rows_(weight.size(0)), cols_(weight.size(1)), indices_(std::move(indices)), padding_idx_(padding_idx) {}
+  std::string name() const override { return "EmbeddingBackward0"; }
+  TensorList apply(TensorList&& grads) override {
+    Tensor g = reshape(grads[0], {-1, cols_});
+    Tensor idx = reshape(indices_, {-1});
+    if (padding_idx_) g = masked_fill(g, unsqueeze(eq(idx, *padding_idx_), 1), 0.0);
+    return {index_put(zeros({rows_, cols_}, g.dtype(), g.device()), {idx}, g, true)};
+  }
+
+ private:
+  int64_t rows_, cols_;
+  Tensor indices_;
+  std::optional<int64_t> padding_idx_;
+};
+
+}  // namespace
+
+Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx) {
+  TP_CHECK(weight.dim() == 2, "[embedding] 'weight' must be 2-D, got ", to_string(weight.sizes()));
+  TP_CHECK(input.dtype() == ScalarType::Int64 || input.dtype() == ScalarType::Int32, "[embedding] Expected tensor for "
+           "argument #1 'indices' to have one of the following scalar types: Long, Int; but got ", name(input.dtype()),
+           " instead");
+  std::optional<int64_t> pad;
+  if (padding_idx) {
+    TP_CHECK(*padding_idx >= -weight.size(0) && *padding_idx < weight.size(0), "[embedding] padding_idx must be "
+             "within num_embeddings");
+    pad = *padding_idx < 0 ? *padding_idx + weight.size(0) : *padding_idx;
+  }
+  Tensor idx = to(input, ScalarType::Int64);
+  if (idx.numel()) {
+    int64_t lo = amin(idx).item<int64_t>(), hi = amax(idx).item<int64_t>();
+    TP_CHECK_INDEX(lo >= 0 && hi < weight.size(0), "[embedding] index out of range in self (index ", lo < 0 ? lo : hi,
+                   ", num_embeddings ", weight.size(0), ")");
+  }
+  autograd::Record<EmbeddingBackward> record({&weight}, weight, idx, pad);
+  Tensor rows = index_select(weight, 0, reshape(idx, {-1}));
+  Shape shape(input.sizes().begin(), input.sizes().end());
+  shape.push_back(weight.size(1));
+  return record.finish(reshape(rows, shape));
+}
+
+Tensor one_hot(const Tensor& input, int64_t num_classes) {
+  TP_CHECK(input.dtype() == ScalarType::Int64, "[one_hot] one_hot is only applicable to index tensor of type int64, "
+           "got ", name(input.dtype()));
+  if (num_classes < 0) {
+    TP_CHECK(input.numel() > 0, "[one_hot] Can not infer total number of classes from empty tensor.");
+    num_classes = amax(input).item<int64_t>() + 1;
+  }
+  if (input.numel()) {
+    TP_CHECK(amin(input).item<int64_t>() >= 0, "[one_hot] Class values must be non-negative.");
+    TP_CHECK(amax(input).item<int64_t>() < num_classes, "[one_hot] Class values must be smaller than num_classes.");
+  }
+  Shape shape(input.sizes().begin(), input.sizes().end());
+  shape.push_back(num_classes);
+  return scatter(zeros(shape, ScalarType::Int64, input.device()), -1, unsqueeze(input, -1), 1);
+}
+
+namespace {
+
+// Index of the element each padded position copies, for reflect and replicate padding.
+Tensor source_positions(const char* mode, int64_t size, int64_t before, int64_t after, Device device) {
+  Tensor pos = arange(-before, size + after, 1, ScalarType::Int64, device);
+  if (std::string_view(mode) == "replicate") return clamp(pos, Scalar(0), Scalar(size - 1));
+  // reflect: ... 2 1 | 0 1 2 ... n-1 | n-2 n-3 ...
+  Tensor left = abs(pos);
+  return rsub(abs(sub(left, size - 1)), size - 1);
+}
+
+}  // namespace
+
+Tensor pad(const Tensor& input, IntArrayRef padding, std::string_view mode, double value) {
+  TP_CHECK(padding.size() % 2 == 0, "[pad] Padding length must be divisible by 2");
+  const int64_t k = static_cast<int64_t>(padding.size()) / 2;
+  TP_CHECK(k <= input.dim(), "[pad] Padding length should be less than or equal to two times the input dimension "
+           "but got padding length ", padding.size(), " and input of dimension ", input.dim());
+  TP_CHECK_VALUE(mode == "constant" || mode == "reflect" || mode == "replicate", "[pad] Unrecognised padding mode ",
+                 mode);
+  Tensor out = input;
+  // padding lists the last dim first: (left, right, top, bottom, ...).
+  for (int64_t i = 0; i < k; ++i) {
+    const int64_t dim = input.dim() - 1 - i, before = padding[2 * i], after = padding[2 * i + 1];
+    const int64_t size = out.size(dim);
+    if (mode == "constant") {
+      // Negative padding crops; positive padding concatenates blocks of the fill value.
+      if (before < 0 || after < 0) {
+        int64_t start = std::max<int64_t>(-before, 0), stop = size - std::max<int64_t>(-after, 0);
+        TP_CHECK(stop >= start, "[pad] the padding crops dim ", dim, " of size ", size, " to a negative size");
+        out = narrow(out, dim, start, stop - start);
+      }
+      TensorList parts;
+      auto block = [&](int64_t n) {
+        Shape shape(out.sizes().begin(), out.sizes().end());
+        shape[dim] = n;
+        return full(shape, value, out.dtype(), out.device());
+      };
+      if (before > 0) parts.push_back(block(before));
+      parts.push_back(out);
+      if (after > 0) parts.push_back(block(after));
+      if (parts.size() > 1) out = cat(parts, dim);
+    } else {
+      TP_CHECK(before >= 0 && after >= 0, "[pad] negative padding is only supported in constant mode");
+      if (mode == "reflect")
+        TP_CHECK(before < size && after < size, "[pad] Padding size should be less than the corresponding input "
+                 "dimension, but got: padding (", before, ", ", after, ") at dimension ", dim, " of input ",
+                 to_string(input.sizes()));
+      if (mode == "replicate") TP_CHECK(size > 0, "[pad] cannot replicate-pad an empty dimension");
+      out = index_select(out, dim, source_positions(mode.data(), size, before, after, out.device()));
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// Source coordinates of each output position along one dim, as PyTorch computes them.
+Tensor source_coords(int64_t in, int64_t out, std::optional<double> scale, bool align_corners, Device device) {
+  Tensor dst = arange(0, out, 1, ScalarType::Float64, device);
+  if (align_corners) return out > 1 ? mul(dst, static_cast<double>(in - 1) / (out - 1)) : zeros_like(dst);
+  double ratio = scale ? 1.0 / *scale : static_cast<double>(in) / out;
+  return clamp(sub(mul(add(dst, 0.5), ratio), 0.5), Scalar(0.0), std::nullopt);
+}
+
+}  // namespace
+
+Tensor interpolate(const Tensor& input, IntArrayRef size, std::optional<std::array<double, 2>> scale_factor,
+                   std::string_view mode, bool align_corners) {
+  TP_CHECK(input.dim() == 4, "[interpolate] expected a 4-D (N, C, H, W) input, got ", to_string(input.sizes()));
+  TP_CHECK(size.size() == 2, "[interpolate] expected an output size of 2 values, got ", to_string(size));
+  TP_CHECK_VALUE(mode == "nearest" || mode == "bilinear", "[interpolate] unsupported mode '", mode,
+                 "'; supported: nearest, bilinear");
+  Tensor out = input;
+  for (int d = 0; d < 2; ++d) {
+    const int64_t dim = 2 + d, in = input.size(dim), n = size[d];
+    TP_CHECK(n > 0, "[interpolate] output size must be positive, got ", to_string(size));
+    std::optional<double> scale = scale_factor ? std::optional<double>((*scale_factor)[d]) : std::nullopt;
+    if (mode == "nearest") {
+      double ratio = scale ? 1.0 / *scale : static_cast<double>(in) / n;
+      Tensor src = clamp(floor(mul(arange(0, n, 1, ScalarType::Float64, input.device()), ratio)), Scalar(0),
+                         Scalar(in - 1));
+      out = index_select(out, dim, to(src, ScalarType::Int64));
+    } else {
+      Tensor src = source_coords(in, n, scale, align_corners, input.device());
+      Tensor lo = clamp(floor(src), Scalar(0), Scalar(in - 1));
+      Tensor hi = clamp(add(lo, 1), Scalar(0), Scalar(in - 1));
+      Tensor frac = to(sub(src, lo), out.dtype());
+      Shape shape(4, 1);
+      shape[dim] = n;
+      Tensor a = index_select(out, dim, to(lo, ScalarType::Int64));
+      Tensor b = index_select(out, dim, to(hi, ScalarType::Int64));
+      out = add(a, mul(sub(b, a), reshape(frac, shape)));
+    }
+  }
+  return out;
+}
+
+Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
+                                    const std::optional<Tensor>& attn_mask, double dropout_p, bool is_causal,
+                                    std::optional<double> scale, Generator* gen) {
+  TP_CHECK(q.dim() >= 2 && k.dim() >= 2 && v.dim() >= 2, "[scaled_dot_product_attention] expected query, key and "
+           "value with at least 2 dims");
+  TP_CHECK(!(is_causal && attn_mask), "[scaled_dot_product_attention] _scaled_dot_product_attention: Explicit "
+           "attn_mask should not be set when is_causal=True");
+  const int64_t L = q.size(-2), S = k.size(-2);
+  double factor = scale.value_or(1.0 / std::sqrt(static_cast<double>(q.size(-1))));
+  Tensor scores = mul(matmul(q, transpose(k, -2, -1)), factor);
+  if (is_causal) {
+    Tensor future = gt(unsqueeze(arange(0, S, 1, ScalarType::Int64, q.device()), 0),
+                       unsqueeze(arange(0, L, 1, ScalarType::Int64, q.device()), 1));
+    scores = masked_fill(scores, future, -std::numeric_limits<double>::infinity());
+  }
+  if (attn_mask) {
+    if (attn_mask->dtype() == ScalarType::Bool)
+      scores = masked_fill(scores, logical_not(*attn_mask), -std::numeric_limits<double>::infinity());
+    else
+      scores = add(scores, *attn_mask);
+  }
+  Tensor weights = softmax(scores, -1);
+  if (dropout_p > 0) weights = dropout(weights, dropout_p, true, gen);
+  return matmul(weights, v);
+}
+
+}  // namespace tp

@@ -1,0 +1,4 @@
+"""tensorplay.nn.utils: gradient clipping and flattening parameters."""
+
+from tensorplay.nn.utils.clip_grad import clip_grad_norm_, clip_grad_value_
+from tensorplay.nn.utils.convert_parameters import parameters_to_vector, vector_to_parameters

@@ -1,0 +1,34 @@
+"""Adagrad (learning-rate decay, weight decay, initial accumulator, maximize)."""
+
+from tensorplay import _C
+from tensorplay._C import _optim
+from tensorplay.autograd.grad_mode import no_grad
+from tensorplay.optim.optimizer import Optimizer
+
+
+class Adagrad(Optimizer):
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
+                 foreach=None, *, maximize=False, differentiable=False, fused=None):
+        for name, value in (("learning rate", lr), ("lr_decay value", lr_decay), ("weight_decay value", weight_decay),
+                            ("initial_accumulator_value value", initial_accumulator_value), ("epsilon value", eps)):
+            if value < 0.0:
+                raise ValueError(f"Invalid {name}: {value}")
+        super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                                      initial_accumulator_value=initial_accumulator_value, foreach=foreach,
+                                      maximize=maximize, differentiable=differentiable, fused=fused))
+        # The accumulators start at initial_accumulator_value when the optimizer is made.
+        for group in self.param_groups:
+            for p in group["params"]:
+                self.state[p]["step"] = _C.zeros((), dtype=_C.float32)
+                self.state[p]["sum"] = _C.full_like(p, group["initial_accumulator_value"])
+
+    @no_grad()
+    def step(self, closure=None):
+        loss = self._closure_loss(closure)
+        for group in self.param_groups:
+            params, grads = self._params_with_grads(group)
+            steps = self._advance_steps(params)
+            sums = _optim.adagrad(params, grads, self._state_list(params, "sum"), steps, group["lr"],
+                                  group["lr_decay"], group["weight_decay"], group["eps"], group["maximize"])
+            self._store(params, "sum", sums)
+        return loss
