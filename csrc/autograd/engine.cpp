@@ -1,5 +1,6 @@
 #include "autograd/engine.h"
 
+#include <algorithm>
 #include <functional>
 #include <queue>
 #include <unordered_map>
@@ -43,6 +44,8 @@ struct GraphTask {
   std::unordered_set<Node*> targets;
   std::unordered_set<Node*> needed;
   TensorList captured;
+  // Keeps the inputs' nodes alive: a leaf's AccumulateGrad may be owned by nothing else.
+  std::vector<std::shared_ptr<Node>> input_nodes;
 
   void add_gradient(const Edge& edge, Tensor grad, const Node& producer) {
     TensorList& buffer = buffers[edge.function.get()];
@@ -110,7 +113,8 @@ void execute(GraphTask& task, const TensorList& roots, const TensorList& grad_ro
                "[backward] For grad_output[", i, "], expected a floating point dtype like the output's ",
                name(root.dtype()), ", got ", name(g.dtype()));
     }
-    root_nodes.push_back(edge.function.get());
+    // Several roots may share a node (the pieces of a split); each node is counted once.
+    if (std::ranges::find(root_nodes, edge.function.get()) == root_nodes.end()) root_nodes.push_back(edge.function.get());
     seeds.emplace_back(edge, g);
   }
   count_dependencies(task, root_nodes);
@@ -170,6 +174,7 @@ void backward(const TensorList& roots, const TensorList& grad_roots, const Backw
   for (size_t i = 0; i < inputs.size(); ++i) {
     Edge e = gradient_edge(inputs[i]);
     TP_CHECK(e.valid(), "[backward] One of the differentiated Tensors does not require grad");
+    task.input_nodes.push_back(e.function);
     if (is_leaf(inputs[i])) task.targets.insert(e.function.get());
     else task.captures[e.function.get()].emplace_back(e.input_nr, i);
   }
@@ -190,6 +195,7 @@ TensorList grad(const TensorList& roots, const TensorList& grad_roots, const Ten
   for (size_t i = 0; i < inputs.size(); ++i) {
     Edge e = gradient_edge(inputs[i]);
     TP_CHECK(e.valid(), "[grad] One of the differentiated Tensors does not require grad");
+    task.input_nodes.push_back(e.function);
     task.captures[e.function.get()].emplace_back(e.input_nr, i);
   }
   // An input's gradient is picked up where it arrives; its AccumulateGrad must not run.

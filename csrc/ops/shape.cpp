@@ -120,7 +120,8 @@ class CatBackward final : public autograd::Node {
     TensorList out;
     int64_t offset = 0;
     for (int64_t size : sizes_) {
-      out.push_back(size < 0 ? Tensor() : narrow(grads[0], dim_, offset, size));
+      // A skipped 1-D empty input gets an empty gradient.
+      out.push_back(size < 0 ? zeros({0}, grads[0].dtype(), grads[0].device()) : narrow(grads[0], dim_, offset, size));
       offset += std::max<int64_t>(size, 0);
     }
     return out;

@@ -20,10 +20,12 @@ def _flat(t):
 
 
 def _numerical_jacobian(func, inputs, x, output_index, eps):
-    """d(output)/d(x) by central differences: one column per element of x."""
+    """d(output)/d(x) by central differences: one row per element of x."""
     flat = x.data.view(-1) if x.is_contiguous() else None
     if flat is None:
         raise ValueError("gradcheck: inputs must be contiguous")
+    if x.numel() == 0:
+        return np.zeros((0, _as_tuple(func(*inputs))[output_index].numel()))
     columns = []
     with no_grad():
         for j in range(x.numel()):
@@ -62,12 +64,14 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     for i, out in enumerate(outputs):
         if not isinstance(out, Tensor) or not out.is_floating_point():
             continue
-        for x in wrt:
+        for position, x in enumerate(inputs):
+            if not any(x is w for w in wrt):
+                continue
             numerical = _numerical_jacobian(func, inputs, x, i, eps)
             analytical = _analytical_jacobian(func, inputs, x, i)
             if numerical.shape != analytical.shape or not np.allclose(analytical, numerical, rtol=rtol, atol=atol):
                 if not raise_exception:
                     return False
-                raise GradcheckError(f"Jacobian mismatch for output {i} with respect to input {inputs.index(x)},\n"
+                raise GradcheckError(f"Jacobian mismatch for output {i} with respect to input {position},\n"
                                      f"numerical:{numerical}\nanalytical:{analytical}\n")
     return True
