@@ -1,6 +1,8 @@
 // tensorplay._C._optim: the optimizer steps (csrc/ops/optim.h). State tensors travel as lists
 // with None for "not created yet"; the updated lists come back.
 
+#include <nanobind/stl/tuple.h>
+
 #include "bindings.h"
 #include "ops/optim.h"
 

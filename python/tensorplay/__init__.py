@@ -15,6 +15,7 @@ from tensorplay._tensor import tensor, as_tensor, from_numpy, is_floating_point,
 from tensorplay import autograd, cuda, nn, optim
 from tensorplay import utils
 from tensorplay.autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
+from tensorplay.serialization import save, load
 
 # PyTorch's aliases for the dtypes.
 float = float32  # noqa: A001
