@@ -1,6 +1,7 @@
 #pragma once
 // The CPU implementation of the kernel interface (dispatch/backend.h). Its methods are defined
-// by family: copy.cpp, unary.cpp, binary.cpp, reduce.cpp, gemm.cpp, indexing.cpp, random.cpp.
+// by family: copy.cpp, unary.cpp, binary.cpp, reduce.cpp, gemm.cpp, indexing.cpp, conv.cpp,
+// pool.cpp, amp.cpp, random.cpp.
 
 #include "dispatch/backend.h"
 
@@ -43,6 +44,8 @@ class CpuBackend final : public Backend {
                   std::optional<int64_t> divisor) override;
   void avg_pool2d_grad(const Tensor& grad_in, const Tensor& grad_out, const Window& w, bool count_include_pad,
                        std::optional<int64_t> divisor) override;
+
+  void unscale_and_check_finite(const Tensor& t, const Tensor& found_inf, const Tensor& inv_scale) override;
 
   void uniform(const Tensor& out, double low, double high, Generator& gen) override;
   void normal(const Tensor& out, double mean, double std, Generator& gen) override;

@@ -123,6 +123,10 @@ class Backend {
   virtual void avg_pool2d_grad(const Tensor& grad_in, const Tensor& grad_out, const Window& w, bool count_include_pad,
                                std::optional<int64_t> divisor) = 0;
 
+  // Mixed precision (amp/grad_scaler.cpp): t *= inv_scale in place, and found_inf (one float32)
+  // set to 1 when any element of t is inf or NaN.
+  virtual void unscale_and_check_finite(const Tensor& t, const Tensor& found_inf, const Tensor& inv_scale) = 0;
+
   // Random numbers from a counter-based stream (see core/generator.h).
   virtual void uniform(const Tensor& out, double low, double high, Generator& gen) = 0;
   virtual void normal(const Tensor& out, double mean, double std, Generator& gen) = 0;

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 
+#include "amp/autocast.h"
 #include "autograd/record.h"
 #include "autograd/saved_tensor.h"
 #include "dispatch/backend.h"
@@ -296,10 +297,12 @@ const BinarySpec& division(std::optional<std::string_view> mode) {
 }  // namespace
 
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  TP_AUTOCAST(add, a, b, alpha);
   check_alpha("add", result_type(a, b), alpha);
   return binary(kAdd, a, b, alpha);
 }
 Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha) {
+  TP_AUTOCAST(add, a, b, alpha);
   check_alpha("add", result_type(a, b), alpha);
   return binary(kAdd, a, scaled(kAdd, a, b, alpha));
 }
@@ -310,16 +313,19 @@ void check_no_bool_sub(const Tensor& a, const Tensor* b) {
 }
 
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  TP_AUTOCAST(sub, a, b, alpha);
   check_no_bool_sub(a, &b);
   check_alpha("sub", result_type(a, b), alpha);
   return binary(kSub, a, b, alpha);
 }
 Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha) {
+  TP_AUTOCAST(sub, a, b, alpha);
   check_no_bool_sub(a, nullptr);
   check_alpha("sub", result_type(a, b), alpha);
   return binary(kSub, a, scaled(kSub, a, b, alpha));
 }
 Tensor rsub(const Tensor& a, const Scalar& b, const Scalar& alpha) {
+  TP_AUTOCAST(rsub, a, b, alpha);
   check_no_bool_sub(a, nullptr);
   return sub(scalar_tensor(b, result_type(a, b), a.device()), a, alpha);
 }
@@ -338,15 +344,23 @@ Tensor sub_(const Tensor& a, const Scalar& b, const Scalar& alpha) {
   return binary_(kSub, a, scaled(kSub, a, b, alpha));
 }
 
-Tensor div(const Tensor& a, const Tensor& b, std::optional<std::string_view> mode) { return binary(division(mode), a, b); }
-Tensor div(const Tensor& a, const Scalar& b, std::optional<std::string_view> mode) { return binary(division(mode), a, b); }
+Tensor div(const Tensor& a, const Tensor& b, std::optional<std::string_view> mode) {
+  TP_AUTOCAST(div, a, b, mode); return binary(division(mode), a, b); }
+Tensor div(const Tensor& a, const Scalar& b, std::optional<std::string_view> mode) {
+  TP_AUTOCAST(div, a, b, mode); return binary(division(mode), a, b); }
 Tensor div_(const Tensor& a, const Tensor& b, std::optional<std::string_view> mode) { return binary_(division(mode), a, b); }
 Tensor div_(const Tensor& a, const Scalar& b, std::optional<std::string_view> mode) { return binary_(division(mode), a, b); }
 
-#define TP_DEFINE_BINARY(name, spec)                                                   \
-  Tensor name(const Tensor& a, const Tensor& b) { return binary(spec, a, b); }        \
-  Tensor name(const Tensor& a, const Scalar& b) { return binary(spec, a, b); }        \
-  Tensor name##_(const Tensor& a, const Tensor& b) { return binary_(spec, a, b); }          \
+#define TP_DEFINE_BINARY(name, spec)                                                  \
+  Tensor name(const Tensor& a, const Tensor& b) {                                     \
+    TP_AUTOCAST(name, a, b);                                                          \
+    return binary(spec, a, b);                                                        \
+  }                                                                                   \
+  Tensor name(const Tensor& a, const Scalar& b) {                                     \
+    TP_AUTOCAST(name, a, b);                                                          \
+    return binary(spec, a, b);                                                        \
+  }                                                                                   \
+  Tensor name##_(const Tensor& a, const Tensor& b) { return binary_(spec, a, b); }    \
   Tensor name##_(const Tensor& a, const Scalar& b) { return binary_(spec, a, b); }
 TP_DEFINE_BINARY(mul, kMul)
 TP_DEFINE_BINARY(floor_divide, kFloorDivide)
@@ -368,7 +382,8 @@ TP_DEFINE_BINARY(logical_or, kLogicalOr)
 TP_DEFINE_BINARY(logical_xor, kLogicalXor)
 #undef TP_DEFINE_BINARY
 
-Tensor pow(const Tensor& a, const Tensor& b) { return binary(kPow, a, b); }
+Tensor pow(const Tensor& a, const Tensor& b) {
+  TP_AUTOCAST(pow, a, b); return binary(kPow, a, b); }
 Tensor pow_(const Tensor& a, const Tensor& b) { return binary_(kPow, a, b); }
 
 namespace {
@@ -444,6 +459,7 @@ Tensor assign(const char* op, const Tensor& self, std::initializer_list<const Te
 }  // namespace
 
 Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  TP_AUTOCAST(lerp, self, end, weight);
   TP_CHECK(self.dtype() == end.dtype() && self.dtype() == weight.dtype(), "[lerp] expected dtype ", name(self.dtype()),
            " for `end` and `weight` but got dtypes ", name(end.dtype()), " and ", name(weight.dtype()));
   if (!is_floating_point(self.dtype())) fail_unsupported_dtype("lerp", self.dtype());
@@ -465,6 +481,7 @@ class LerpScalarBackward final : public autograd::Node {
 }  // namespace
 
 Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  TP_AUTOCAST(lerp, self, end, weight);
   TP_CHECK(self.dtype() == end.dtype(), "[lerp] expected dtype ", name(self.dtype()), " for `end` but got dtype ",
            name(end.dtype()));
   if (!is_floating_point(self.dtype())) fail_unsupported_dtype("lerp", self.dtype());
@@ -484,12 +501,14 @@ Tensor lerp_(const Tensor& self, const Tensor& end, const Tensor& weight) {
 }
 
 Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  TP_AUTOCAST(addcmul, self, t1, t2, value);
   ScalarType dtype = ResultType().add(self).add(t1).add(t2).get();
   if (dtype == ScalarType::Bool) fail_unsupported_dtype("addcmul", dtype);
   return ternary("addcmul", "AddcmulBackward0", TernaryOp::AddCMul, addcmul_derivative, false, self, t1, t2, value, dtype);
 }
 
 Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  TP_AUTOCAST(addcdiv, self, t1, t2, value);
   TP_CHECK(is_floating_point(t1.dtype()) || is_floating_point(t2.dtype()), "[addcdiv] Integer division with "
            "addcdiv is no longer supported, and in a future release addcdiv will perform a true division of "
            "tensor1 and tensor2.");

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "amp/autocast.h"
 #include "autograd/record.h"
 #include "dispatch/backend.h"
 #include "ops/elementwise.h"
@@ -179,6 +180,7 @@ Tensor index(const Tensor& t, const Indices& indices) {
 }
 
 Tensor index_put(const Tensor& t, const Indices& indices, const Tensor& values, bool accumulate) {
+  TP_AUTOCAST(index_put, t, indices, values, accumulate);
   autograd::Record<IndexPutBackward> record({&t, &values}, indices, values, accumulate);
   Tensor out = clone(t);
   write_index(out, indices, values, accumulate);
@@ -341,6 +343,7 @@ Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, const Scalar& 
   return scatter_op("scatter", "ScatterBackward1", t, dim, index, src, false);
 }
 Tensor scatter_add(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
+  TP_AUTOCAST(scatter_add, t, dim, index, src);
   return scatter_op("scatter_add", "ScatterAddBackward0", t, dim, index, src, true);
 }
 
@@ -378,6 +381,7 @@ class WhereBackward final : public autograd::Node {
 }  // namespace
 
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
+  TP_AUTOCAST(where, condition, a, b);
   TP_CHECK(condition.dtype() == ScalarType::Bool || condition.dtype() == ScalarType::UInt8, "[where] expected "
            "condition to be a boolean tensor, but got a tensor with dtype ", name(condition.dtype()));
   Tensor cond = to(condition, ScalarType::Bool);
@@ -391,12 +395,15 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
 }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b) {
+  TP_AUTOCAST(where, cond, a, b);
   return where(cond, a, scalar_tensor(b, result_type(a, b), a.device()));
 }
 Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b) {
+  TP_AUTOCAST(where, cond, a, b);
   return where(cond, scalar_tensor(a, result_type(b, a), b.device()), b);
 }
 Tensor where(const Tensor& cond, const Scalar& a, const Scalar& b) {
+  TP_AUTOCAST(where, cond, a, b);
   ScalarType dtype = ResultType().add(a).add(b).get();
   return where(cond, scalar_tensor(a, dtype, cond.device()), scalar_tensor(b, dtype, cond.device()));
 }

@@ -2,6 +2,7 @@
 // beta * out[b] + alpha * a[b] @ b[b]) and have backward nodes; dot, mv, outer and matmul are
 // composites that reshape their operands into those.
 
+#include "amp/autocast.h"
 #include "autograd/record.h"
 #include "autograd/saved_tensor.h"
 #include "dispatch/backend.h"
@@ -88,6 +89,7 @@ Tensor recorded_product(const char* name, bool batched, const Tensor* self, cons
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  TP_AUTOCAST(mm, a, b);
   check_dims("mm", a, 2, "self");
   check_dims("mm", b, 2, "mat2");
   check_same_dtype("mm", a, b);
@@ -98,6 +100,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
+  TP_AUTOCAST(bmm, a, b);
   check_dims("bmm", a, 3, "batch1");
   check_dims("bmm", b, 3, "batch2");
   check_same_dtype("bmm", a, b);
@@ -108,6 +111,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) {
+  TP_AUTOCAST(addmm, self, a, b, beta, alpha);
   check_dims("addmm", a, 2, "mat1");
   check_dims("addmm", b, 2, "mat2");
   check_same_dtype("addmm", a, b);
@@ -122,6 +126,7 @@ Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar&
 }
 
 Tensor baddbmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) {
+  TP_AUTOCAST(baddbmm, self, a, b, beta, alpha);
   check_dims("baddbmm", a, 3, "batch1");
   check_dims("baddbmm", b, 3, "batch2");
   check_same_dtype("baddbmm", a, b);
@@ -137,6 +142,7 @@ Tensor baddbmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scala
 }
 
 Tensor dot(const Tensor& a, const Tensor& b) {
+  TP_AUTOCAST(dot, a, b);
   check_dims("dot", a, 1, "self");
   check_dims("dot", b, 1, "tensor");
   check_same_dtype("dot", a, b);
@@ -148,6 +154,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
 }
 
 Tensor mv(const Tensor& a, const Tensor& b) {
+  TP_AUTOCAST(mv, a, b);
   check_dims("mv", a, 2, "self");
   check_dims("mv", b, 1, "vec");
   check_same_dtype("mv", a, b);
@@ -156,12 +163,14 @@ Tensor mv(const Tensor& a, const Tensor& b) {
 }
 
 Tensor outer(const Tensor& a, const Tensor& b) {
+  TP_AUTOCAST(outer, a, b);
   check_dims("outer", a, 1, "self");
   check_dims("outer", b, 1, "vec2");
   return mul(unsqueeze(a, 1), b);
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  TP_AUTOCAST(matmul, a, b);
   TP_CHECK(a.dim() > 0 && b.dim() > 0, "[matmul] both arguments to matmul need to be at least 1D, but they are ",
            a.dim(), "D and ", b.dim(), "D");
   check_same_dtype("matmul", a, b);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "amp/autocast.h"
 #include "ops/ops.h"
 
 namespace tp {
@@ -24,17 +25,20 @@ void check_same_shape(const char* op, const Tensor& input, const Tensor& target)
 }  // namespace
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, std::string_view reduction) {
+  TP_AUTOCAST(mse_loss, input, target, reduction);
   broadcast_shapes("mse_loss", input.sizes(), target.sizes());
   Tensor d = sub(input, target);
   return reduce_loss("mse_loss", mul(d, d), reduction);
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, std::string_view reduction) {
+  TP_AUTOCAST(l1_loss, input, target, reduction);
   broadcast_shapes("l1_loss", input.sizes(), target.sizes());
   return reduce_loss("l1_loss", abs(sub(input, target)), reduction);
 }
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, std::string_view reduction, double beta) {
+  TP_AUTOCAST(smooth_l1_loss, input, target, reduction, beta);
   TP_CHECK(beta >= 0, "[smooth_l1_loss] smooth_l1_loss does not support negative values for beta.");
   if (beta == 0) return l1_loss(input, target, reduction);
   Tensor d = abs(sub(input, target));
@@ -43,6 +47,7 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, std::string_vie
 }
 
 Tensor huber_loss(const Tensor& input, const Tensor& target, std::string_view reduction, double delta) {
+  TP_AUTOCAST(huber_loss, input, target, reduction, delta);
   TP_CHECK(delta > 0, "[huber_loss] huber_loss does not support non-positive values for delta.");
   Tensor d = abs(sub(input, target));
   Tensor loss = where(le(d, delta), mul(mul(d, d), 0.5), mul(sub(d, 0.5 * delta), delta));
@@ -51,6 +56,7 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, std::string_view re
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
                 std::string_view reduction, int64_t ignore_index) {
+  TP_AUTOCAST(nll_loss, input, target, weight, reduction, ignore_index);
   // input: [N, C] or [N, C, d1, ...] (or [C] unbatched); target: the class of each item.
   TP_CHECK(input.dim() >= 1, "[nll_loss] input tensor should be 1D or more");
   TP_CHECK(target.dtype() == ScalarType::Int64 || target.dtype() == ScalarType::Int32 || target.dtype() == ScalarType::UInt8,
@@ -83,6 +89,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const std::optional<T
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
                      std::string_view reduction, int64_t ignore_index, double label_smoothing) {
+  TP_AUTOCAST(cross_entropy, input, target, weight, reduction, ignore_index, label_smoothing);
   TP_CHECK(label_smoothing >= 0 && label_smoothing <= 1, "[cross_entropy] label_smoothing must be between 0.0 and "
            "1.0. Got: ", label_smoothing);
   const int64_t class_dim = input.dim() == 1 ? 0 : 1;
@@ -126,6 +133,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::optio
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
                             std::string_view reduction) {
+  TP_AUTOCAST(binary_cross_entropy, input, target, weight, reduction);
   check_same_shape("binary_cross_entropy", input, target);
   if (input.numel()) {
     TP_CHECK(amin(input).item<double>() >= 0 && amax(input).item<double>() <= 1, "[binary_cross_entropy] all elements "
@@ -141,6 +149,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std
 
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
                                         const std::optional<Tensor>& pos_weight, std::string_view reduction) {
+  TP_AUTOCAST(binary_cross_entropy_with_logits, input, target, weight, pos_weight, reduction);
   check_same_shape("binary_cross_entropy_with_logits", input, target);
   // log(1 + exp(-x)) written so that it cannot overflow: max(-x, 0) + log1p(exp(-|x|)).
   Tensor softplus_neg = add(clamp(neg(input), Scalar(0.0), std::nullopt), log1p(exp(neg(abs(input)))));
@@ -156,6 +165,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 }
 
 Tensor kl_div(const Tensor& input, const Tensor& target, std::string_view reduction, bool log_target) {
+  TP_AUTOCAST(kl_div, input, target, reduction, log_target);
   Tensor loss;
   if (log_target) {
     loss = mul(exp(target), sub(target, input));

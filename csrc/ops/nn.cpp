@@ -5,12 +5,14 @@
 #include <cmath>
 #include <limits>
 
+#include "amp/autocast.h"
 #include "autograd/record.h"
 #include "ops/ops.h"
 
 namespace tp {
 
 Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
+  TP_AUTOCAST(linear, input, weight, bias);
   TP_CHECK(weight.dim() == 2, "[linear] expected a 2-D weight, got ", to_string(weight.sizes()));
   TP_CHECK(input.dim() >= 1, "[linear] expected an input with at least 1 dim");
   TP_CHECK(input.size(-1) == weight.size(1), "[linear] input of shape ", to_string(input.sizes()),
@@ -21,7 +23,21 @@ Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Ten
   return bias ? add(out, *bias) : out;
 }
 
+Tensor prelu(const Tensor& input, const Tensor& weight) {
+  TP_AUTOCAST(prelu, input, weight);
+  TP_CHECK(weight.dim() <= 1, "[prelu] Expected `weight` to be a scalar or 1D tensor, but got: ndim = ", weight.dim());
+  const int64_t channels = input.dim() >= 2 ? input.size(1) : 1;
+  TP_CHECK(weight.numel() == 1 || weight.numel() == channels, "[prelu] Mismatch of parameter numbers and input channel "
+           "size. Found parameter numbers = ", weight.numel(), " and channel size = ", channels, ".");
+  // One slope per channel: shape [C, 1, 1, ...] broadcasts over dim 1 and beyond.
+  Shape shape(std::max<int64_t>(input.dim() - 1, 0), 1);
+  if (!shape.empty()) shape[0] = weight.numel();
+  Tensor slope = weight.numel() == 1 ? reshape(weight, {}) : reshape(weight, shape);
+  return where(gt(input, 0), input, mul(slope, input));
+}
+
 Tensor bilinear(const Tensor& x1, const Tensor& x2, const Tensor& weight, const std::optional<Tensor>& bias) {
+  TP_AUTOCAST(bilinear, x1, x2, weight, bias);
   TP_CHECK(weight.dim() == 3, "[bilinear] expected a 3-D weight, got ", to_string(weight.sizes()));
   const int64_t out = weight.size(0), in1 = weight.size(1), in2 = weight.size(2);
   TP_CHECK(x1.dim() >= 1 && x1.size(-1) == in1 && x2.dim() >= 1 && x2.size(-1) == in2, "[bilinear] input1 of shape ",
@@ -39,6 +55,7 @@ Tensor bilinear(const Tensor& x1, const Tensor& x2, const Tensor& weight, const 
 }
 
 Tensor dropout(const Tensor& input, double p, bool training, Generator* gen) {
+  TP_AUTOCAST(dropout, input, p, training, gen);
   TP_CHECK_VALUE(p >= 0 && p <= 1, "[dropout] dropout probability has to be between 0 and 1, but got ", p);
   if (!training || p == 0) return input;
   if (p == 1) return mul(input, zeros_like(input));
@@ -69,6 +86,7 @@ Tensor per_channel(const Tensor& v, int64_t ndim) {
 Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& running_mean,
                   const std::optional<Tensor>& running_var, const std::optional<Tensor>& weight,
                   const std::optional<Tensor>& bias, bool training, double momentum, double eps) {
+  TP_AUTOCAST(batch_norm, input, running_mean, running_var, weight, bias, training, momentum, eps);
   TP_CHECK(input.dim() >= 2, "[batch_norm] expected an input with at least 2 dims (N, C, ...), got ",
            to_string(input.sizes()));
   const int64_t C = input.size(1);
@@ -102,6 +120,7 @@ Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& running_mean
 
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
                   const std::optional<Tensor>& bias, double eps) {
+  TP_AUTOCAST(layer_norm, input, normalized_shape, weight, bias, eps);
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
   bool fits = k >= 1 && k <= input.dim();
   for (int64_t i = 0; fits && i < k; ++i) fits = input.size(input.dim() - k + i) == normalized_shape[i];
@@ -122,6 +141,7 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::
 
 Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight,
                   const std::optional<Tensor>& bias, double eps) {
+  TP_AUTOCAST(group_norm, input, num_groups, weight, bias, eps);
   TP_CHECK(input.dim() >= 2, "[group_norm] Expected at least 2 dimensions for input tensor but received ", input.dim());
   const int64_t N = input.size(0), C = input.size(1);
   TP_CHECK(num_groups > 0 && C % num_groups == 0, "[group_norm] Expected number of channels in input to be divisible "
@@ -161,6 +181,7 @@ class EmbeddingBackward final : public autograd::Node {
 }  // namespace
 
 Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx) {
+  TP_AUTOCAST(embedding, input, weight, padding_idx);
   TP_CHECK(weight.dim() == 2, "[embedding] 'weight' must be 2-D, got ", to_string(weight.sizes()));
   TP_CHECK(input.dtype() == ScalarType::Int64 || input.dtype() == ScalarType::Int32, "[embedding] Expected tensor for "
            "argument #1 'indices' to have one of the following scalar types: Long, Int; but got ", name(input.dtype()),
@@ -213,46 +234,79 @@ Tensor source_positions(const char* mode, int64_t size, int64_t before, int64_t 
 
 }  // namespace
 
-Tensor pad(const Tensor& input, IntArrayRef padding, std::string_view mode, double value) {
+namespace {
+
+void check_padding(const Tensor& input, IntArrayRef padding) {
   TP_CHECK(padding.size() % 2 == 0, "[pad] Padding length must be divisible by 2");
-  const int64_t k = static_cast<int64_t>(padding.size()) / 2;
-  TP_CHECK(k <= input.dim(), "[pad] Padding length should be less than or equal to two times the input dimension "
-           "but got padding length ", padding.size(), " and input of dimension ", input.dim());
-  TP_CHECK_VALUE(mode == "constant" || mode == "reflect" || mode == "replicate", "[pad] Unrecognised padding mode ",
-                 mode);
+  TP_CHECK(static_cast<int64_t>(padding.size()) / 2 <= input.dim(), "[pad] Padding length should be less than or "
+           "equal to two times the input dimension but got padding length ", padding.size(), " and input of dimension ",
+           input.dim());
+}
+
+// Reflect and replicate padding gather each padded position from a source position.
+Tensor gather_pad(const char* mode, const Tensor& input, IntArrayRef padding) {
+  check_padding(input, padding);
   Tensor out = input;
   // padding lists the last dim first: (left, right, top, bottom, ...).
-  for (int64_t i = 0; i < k; ++i) {
-    const int64_t dim = input.dim() - 1 - i, before = padding[2 * i], after = padding[2 * i + 1];
+  for (size_t i = 0; i < padding.size() / 2; ++i) {
+    const int64_t dim = input.dim() - 1 - static_cast<int64_t>(i), before = padding[2 * i], after = padding[2 * i + 1];
     const int64_t size = out.size(dim);
-    if (mode == "constant") {
-      // Negative padding crops; positive padding concatenates blocks of the fill value.
-      if (before < 0 || after < 0) {
-        int64_t start = std::max<int64_t>(-before, 0), stop = size - std::max<int64_t>(-after, 0);
-        TP_CHECK(stop >= start, "[pad] the padding crops dim ", dim, " of size ", size, " to a negative size");
-        out = narrow(out, dim, start, stop - start);
-      }
-      TensorList parts;
-      auto block = [&](int64_t n) {
-        Shape shape(out.sizes().begin(), out.sizes().end());
-        shape[dim] = n;
-        return full(shape, value, out.dtype(), out.device());
-      };
-      if (before > 0) parts.push_back(block(before));
-      parts.push_back(out);
-      if (after > 0) parts.push_back(block(after));
-      if (parts.size() > 1) out = cat(parts, dim);
-    } else {
-      TP_CHECK(before >= 0 && after >= 0, "[pad] negative padding is only supported in constant mode");
-      if (mode == "reflect")
-        TP_CHECK(before < size && after < size, "[pad] Padding size should be less than the corresponding input "
-                 "dimension, but got: padding (", before, ", ", after, ") at dimension ", dim, " of input ",
-                 to_string(input.sizes()));
-      if (mode == "replicate") TP_CHECK(size > 0, "[pad] cannot replicate-pad an empty dimension");
-      out = index_select(out, dim, source_positions(mode.data(), size, before, after, out.device()));
-    }
+    TP_CHECK(before >= 0 && after >= 0, "[pad] negative padding is only supported in constant mode");
+    if (mode == std::string_view("reflect"))
+      TP_CHECK(before < size && after < size, "[pad] Padding size should be less than the corresponding input "
+               "dimension, but got: padding (", before, ", ", after, ") at dimension ", dim, " of input ",
+               to_string(input.sizes()));
+    else
+      TP_CHECK(size > 0, "[pad] cannot replicate-pad an empty dimension");
+    out = index_select(out, dim, source_positions(mode, size, before, after, out.device()));
   }
   return out;
+}
+
+}  // namespace
+
+Tensor constant_pad_nd(const Tensor& input, IntArrayRef padding, double value) {
+  TP_AUTOCAST(constant_pad_nd, input, padding, value);
+  check_padding(input, padding);
+  Tensor out = input;
+  for (size_t i = 0; i < padding.size() / 2; ++i) {
+    const int64_t dim = input.dim() - 1 - static_cast<int64_t>(i), before = padding[2 * i], after = padding[2 * i + 1];
+    const int64_t size = out.size(dim);
+    // Negative padding crops; positive padding concatenates blocks of the fill value.
+    if (before < 0 || after < 0) {
+      int64_t start = std::max<int64_t>(-before, 0), stop = size - std::max<int64_t>(-after, 0);
+      TP_CHECK(stop >= start, "[pad] the padding crops dim ", dim, " of size ", size, " to a negative size");
+      out = narrow(out, dim, start, stop - start);
+    }
+    TensorList parts;
+    auto block = [&](int64_t n) {
+      Shape shape(out.sizes().begin(), out.sizes().end());
+      shape[dim] = n;
+      return full(shape, value, out.dtype(), out.device());
+    };
+    if (before > 0) parts.push_back(block(before));
+    parts.push_back(out);
+    if (after > 0) parts.push_back(block(after));
+    if (parts.size() > 1) out = cat(parts, dim);
+  }
+  return out;
+}
+
+Tensor reflection_pad(const Tensor& input, IntArrayRef padding) {
+  TP_AUTOCAST(reflection_pad, input, padding);
+  return gather_pad("reflect", input, padding);
+}
+
+Tensor replication_pad(const Tensor& input, IntArrayRef padding) {
+  TP_AUTOCAST(replication_pad, input, padding);
+  return gather_pad("replicate", input, padding);
+}
+
+Tensor pad(const Tensor& input, IntArrayRef padding, std::string_view mode, double value) {
+  if (mode == "constant") return constant_pad_nd(input, padding, value);
+  if (mode == "reflect") return reflection_pad(input, padding);
+  if (mode == "replicate") return replication_pad(input, padding);
+  detail::fail(ErrorKind::Value, "[pad] Unrecognised padding mode ", mode);
 }
 
 namespace {
@@ -269,6 +323,7 @@ Tensor source_coords(int64_t in, int64_t out, std::optional<double> scale, bool 
 
 Tensor interpolate(const Tensor& input, IntArrayRef size, std::optional<std::array<double, 2>> scale_factor,
                    std::string_view mode, bool align_corners) {
+  TP_AUTOCAST(interpolate, input, size, scale_factor, mode, align_corners);
   TP_CHECK(input.dim() == 4, "[interpolate] expected a 4-D (N, C, H, W) input, got ", to_string(input.sizes()));
   TP_CHECK(size.size() == 2, "[interpolate] expected an output size of 2 values, got ", to_string(size));
   TP_CHECK_VALUE(mode == "nearest" || mode == "bilinear", "[interpolate] unsupported mode '", mode,
@@ -301,6 +356,7 @@ Tensor interpolate(const Tensor& input, IntArrayRef size, std::optional<std::arr
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
                                     const std::optional<Tensor>& attn_mask, double dropout_p, bool is_causal,
                                     std::optional<double> scale, Generator* gen) {
+  TP_AUTOCAST(scaled_dot_product_attention, q, k, v, attn_mask, dropout_p, is_causal, scale, gen);
   TP_CHECK(q.dim() >= 2 && k.dim() >= 2 && v.dim() >= 2, "[scaled_dot_product_attention] expected query, key and "
            "value with at least 2 dims");
   TP_CHECK(!(is_causal && attn_mask), "[scaled_dot_product_attention] _scaled_dot_product_attention: Explicit "

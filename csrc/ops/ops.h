@@ -241,6 +241,12 @@ Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_
 Tensor one_hot(const Tensor& input, int64_t num_classes = -1);
 // padding: (left, right) per dim from the last; mode "constant", "reflect" or "replicate".
 Tensor pad(const Tensor& input, IntArrayRef padding, std::string_view mode = "constant", double value = 0);
+// pad's three modes, each its own op because autocast treats them differently.
+Tensor constant_pad_nd(const Tensor& input, IntArrayRef padding, double value = 0);
+Tensor reflection_pad(const Tensor& input, IntArrayRef padding);
+Tensor replication_pad(const Tensor& input, IntArrayRef padding);
+// weight: one slope, or one per channel (dim 1 of input).
+Tensor prelu(const Tensor& input, const Tensor& weight);
 // 4-D input; size is the output (H, W); mode "nearest" or "bilinear".
 Tensor interpolate(const Tensor& input, IntArrayRef size, std::optional<std::array<double, 2>> scale_factor = {},
                    std::string_view mode = "nearest", bool align_corners = false);

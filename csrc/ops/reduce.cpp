@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "amp/autocast.h"
 #include "autograd/record.h"
 #include "autograd/saved_tensor.h"
 #include "dispatch/backend.h"
@@ -209,6 +210,7 @@ Tensor arg_only(const char* op, ArgReduceOp kind, const Tensor& t, std::optional
 }  // namespace
 
 Tensor sum(const Tensor& t, IntArrayRef dims, bool keepdim, OptionalDType dtype) {
+  TP_AUTOCAST(sum, t, dims, keepdim, dtype);
   std::vector<bool> mask = dim_mask("sum", dims, t.dim());
   autograd::Record<SumBackward> record({&t}, dims.empty() ? "SumBackward0" : "SumBackward1", Reduction(t, mask, keepdim));
   return record.finish(run_reduce("sum", ReduceOp::Sum, t, mask, keepdim, accumulation_dtype(t, dtype)));
@@ -228,6 +230,7 @@ Tensor sum_to_size(const Tensor& t, IntArrayRef shape) {
 }
 
 Tensor prod(const Tensor& t, std::optional<int64_t> dim, bool keepdim, OptionalDType dtype) {
+  TP_AUTOCAST(prod, t, dim, keepdim, dtype);
   Shape dims;
   if (dim) dims.push_back(*dim);
   std::vector<bool> mask = dim_mask("prod", dims, t.dim());
@@ -240,6 +243,7 @@ Tensor prod(const Tensor& t, std::optional<int64_t> dim, bool keepdim, OptionalD
 }
 
 Tensor mean(const Tensor& t, IntArrayRef dims, bool keepdim, OptionalDType dtype) {
+  TP_AUTOCAST(mean, t, dims, keepdim, dtype);
   ScalarType out = dtype.value_or(t.dtype());
   TP_CHECK(is_floating_point(out), "[mean] could not infer output dtype. Input dtype must be either a floating point "
            "or complex dtype. Got: ", name(out));
@@ -256,18 +260,24 @@ Tensor mean(const Tensor& t, IntArrayRef dims, bool keepdim, OptionalDType dtype
 }
 
 Tensor amax(const Tensor& t, IntArrayRef dims, bool keepdim) {
+  TP_AUTOCAST(amax, t, dims, keepdim);
   return extreme("amax", "AmaxBackward0", ReduceOp::Max, t, dims, keepdim);
 }
 Tensor amin(const Tensor& t, IntArrayRef dims, bool keepdim) {
+  TP_AUTOCAST(amin, t, dims, keepdim);
   return extreme("amin", "AminBackward0", ReduceOp::Min, t, dims, keepdim);
 }
-Tensor max(const Tensor& t) { return extreme("max", "MaxBackward1", ReduceOp::Max, t, {}, false); }
-Tensor min(const Tensor& t) { return extreme("min", "MinBackward1", ReduceOp::Min, t, {}, false); }
+Tensor max(const Tensor& t) {
+  TP_AUTOCAST(max, t); return extreme("max", "MaxBackward1", ReduceOp::Max, t, {}, false); }
+Tensor min(const Tensor& t) {
+  TP_AUTOCAST(min, t); return extreme("min", "MinBackward1", ReduceOp::Min, t, {}, false); }
 
 std::pair<Tensor, Tensor> max(const Tensor& t, int64_t dim, bool keepdim) {
+  TP_AUTOCAST(max, t, dim, keepdim);
   return arg_extreme("max", "MaxBackward0", ArgReduceOp::Max, t, dim, keepdim);
 }
 std::pair<Tensor, Tensor> min(const Tensor& t, int64_t dim, bool keepdim) {
+  TP_AUTOCAST(min, t, dim, keepdim);
   return arg_extreme("min", "MinBackward0", ArgReduceOp::Min, t, dim, keepdim);
 }
 
@@ -279,6 +289,7 @@ Tensor argmin(const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
 }
 
 Tensor var(const Tensor& t, IntArrayRef dims, double correction, bool keepdim) {
+  TP_AUTOCAST(var, t, dims, correction, keepdim);
   check_floating("var", t, "std and var only support floating point and complex dtypes.");
   std::vector<bool> mask = dim_mask("var", dims, t.dim());
   int64_t count = 1;
@@ -294,12 +305,14 @@ Tensor var(const Tensor& t, IntArrayRef dims, double correction, bool keepdim) {
 }
 
 Tensor std(const Tensor& t, IntArrayRef dims, double correction, bool keepdim) {
+  TP_AUTOCAST(std, t, dims, correction, keepdim);
   check_floating("std", t, "std and var only support floating point and complex dtypes.");
   dim_mask("std", dims, t.dim());  // so a bad dim is reported as std's
   return sqrt(var(t, dims, correction, keepdim));
 }
 
 Tensor norm(const Tensor& t, double p, IntArrayRef dims, bool keepdim) {
+  TP_AUTOCAST(norm, t, p, dims, keepdim);
   check_floating("norm", t, "Expected a floating point or complex tensor as input.");
   ScalarType acc = is_reduced_float(t.dtype()) ? ScalarType::Float32 : t.dtype();
   Tensor a = abs(to(t, acc));
@@ -313,6 +326,7 @@ Tensor norm(const Tensor& t, double p, IntArrayRef dims, bool keepdim) {
 }
 
 Tensor logsumexp(const Tensor& t, IntArrayRef dims, bool keepdim) {
+  TP_AUTOCAST(logsumexp, t, dims, keepdim);
   Tensor x = is_floating_point(t.dtype()) ? t : to(t, get_default_dtype());
   if (x.numel() == 0) return log(sum(exp(x), dims, keepdim));
   // Shift by the max (where finite) so exp cannot overflow; the shift cancels in the gradient.
@@ -398,6 +412,7 @@ class SoftmaxBackward final : public autograd::Node {
 }  // namespace
 
 Tensor cumsum(const Tensor& t, int64_t dim, OptionalDType dtype) {
+  TP_AUTOCAST(cumsum, t, dim, dtype);
   int64_t d = wrap_dim("cumsum", dim, t.dim());
   autograd::Record<CumsumBackward> record({&t}, d);
   Tensor in = to(t, accumulation_dtype(t, dtype));
@@ -407,6 +422,7 @@ Tensor cumsum(const Tensor& t, int64_t dim, OptionalDType dtype) {
 }
 
 Tensor cumprod(const Tensor& t, int64_t dim, OptionalDType dtype) {
+  TP_AUTOCAST(cumprod, t, dim, dtype);
   int64_t d = wrap_dim("cumprod", dim, t.dim());
   autograd::Record<CumprodBackward> record({&t}, d);
   Tensor in = to(t, accumulation_dtype(t, dtype));
@@ -437,8 +453,10 @@ Tensor run_softmax(const char* op, const Tensor& t, int64_t dim, OptionalDType d
 
 }  // namespace
 
-Tensor softmax(const Tensor& t, int64_t dim, OptionalDType dtype) { return run_softmax("softmax", t, dim, dtype, false); }
+Tensor softmax(const Tensor& t, int64_t dim, OptionalDType dtype) {
+  TP_AUTOCAST(softmax, t, dim, dtype); return run_softmax("softmax", t, dim, dtype, false); }
 Tensor log_softmax(const Tensor& t, int64_t dim, OptionalDType dtype) {
+  TP_AUTOCAST(log_softmax, t, dim, dtype);
   return run_softmax("log_softmax", t, dim, dtype, true);
 }
 

@@ -6,6 +6,7 @@
 #include <functional>
 #include <numeric>
 
+#include "amp/autocast.h"
 #include "autograd/record.h"
 #include "ops/ops.h"
 
@@ -497,6 +498,7 @@ TensorList unbind(const Tensor& t, int64_t dim) {
 }
 
 Tensor cat(const TensorList& tensors, int64_t dim) {
+  TP_AUTOCAST(cat, tensors, dim);
   TP_CHECK_VALUE(!tensors.empty(), "[cat] expected a non-empty list of Tensors");
   // 1-D empty tensors are skipped, as PyTorch has always allowed.
   auto skipped = [](const Tensor& x) { return x.dim() == 1 && x.numel() == 0; };
@@ -543,6 +545,7 @@ Tensor cat(const TensorList& tensors, int64_t dim) {
 }
 
 Tensor stack(const TensorList& tensors, int64_t dim) {
+  TP_AUTOCAST(stack, tensors, dim);
   TP_CHECK(!tensors.empty(), "[stack] expects a non-empty TensorList");
   int64_t d = wrap_dim("stack", dim, tensors[0].dim() + 1);
   TensorList parts;

@@ -6,6 +6,7 @@
 #include <limits>
 #include <numbers>
 
+#include "amp/autocast.h"
 #include "autograd/record.h"
 #include "autograd/saved_tensor.h"
 #include "dispatch/backend.h"
@@ -224,8 +225,11 @@ Tensor run_unary_(const UnarySpec& spec, const Tensor& self, const Params& p = {
 
 }  // namespace
 
-#define TP_DEFINE_UNARY(name, spec)                            \
-  Tensor name(const Tensor& t) { return run_unary(spec, t); } \
+#define TP_DEFINE_UNARY(name, spec) \
+  Tensor name(const Tensor& t) {    \
+    TP_AUTOCAST(name, t);           \
+    return run_unary(spec, t);      \
+  }                                 \
   Tensor name##_(const Tensor& t) { return run_unary_(spec, t); }
 TP_DEFINE_UNARY(neg, kNeg)
 TP_DEFINE_UNARY(abs, kAbs)
@@ -259,6 +263,7 @@ TP_DEFINE_UNARY(isfinite, kIsfinite)
 #undef TP_DEFINE_UNARY
 
 Tensor round(const Tensor& t, int64_t decimals) {
+  TP_AUTOCAST(round, t, decimals);
   if (decimals == 0) return run_unary(kRound, t);
   return run_unary(kRoundDecimals, t, {static_cast<double>(decimals)});
 }
@@ -269,15 +274,18 @@ Tensor round_(const Tensor& t, int64_t decimals) {
 }
 
 Tensor gelu(const Tensor& t, std::string_view approximate) {
+  TP_AUTOCAST(gelu, t, approximate);
   TP_CHECK_VALUE(approximate == "none" || approximate == "tanh", "[gelu] approximate argument must be either none "
                  "or tanh, got '", approximate, "'");
   return run_unary(approximate == "tanh" ? kGeluTanh : kGelu, t);
 }
 
-Tensor softplus(const Tensor& t, double beta, double threshold) { return run_unary(kSoftplus, t, {beta, threshold}); }
+Tensor softplus(const Tensor& t, double beta, double threshold) {
+  TP_AUTOCAST(softplus, t, beta, threshold); return run_unary(kSoftplus, t, {beta, threshold}); }
 
 Tensor nan_to_num(const Tensor& t, std::optional<double> nan, std::optional<double> posinf,
                   std::optional<double> neginf) {
+  TP_AUTOCAST(nan_to_num, t, nan, posinf, neginf);
   if (t.dtype() == ScalarType::Bool) return clone(t);
   if (!is_floating_point(t.dtype())) return run_unary(kNanToNum, t);
   // The defaults are the dtype's largest and lowest finite values.
@@ -291,6 +299,7 @@ Tensor nan_to_num(const Tensor& t, std::optional<double> nan, std::optional<doub
 }
 
 Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max) {
+  TP_AUTOCAST(clamp, t, min, max);
   TP_CHECK(min || max, "[clamp] At least one of 'min' or 'max' must not be None");
   ResultType promoted;
   promoted.add(t);
@@ -323,6 +332,7 @@ Tensor clamp_(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> 
 }
 
 Tensor clamp(const Tensor& t, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  TP_AUTOCAST(clamp, t, min, max);
   TP_CHECK(min || max, "[clamp] At least one of 'min' or 'max' must not be None");
   ResultType promoted;
   promoted.add(t);
@@ -337,6 +347,7 @@ Tensor clamp(const Tensor& t, const std::optional<Tensor>& min, const std::optio
 
 // pow with a number exponent is unary (x * x for 2, sqrt for 0.5); so is a number base.
 Tensor pow(const Tensor& a, const Scalar& exponent) {
+  TP_AUTOCAST(pow, a, exponent);
   ScalarType dtype = result_type(a, exponent);
   if (dtype == ScalarType::Bool) fail_unsupported_dtype("pow", dtype);
   TP_CHECK(is_floating_point(dtype) || exponent.is_floating_point() || exponent.to_int() >= 0,
@@ -353,6 +364,7 @@ Tensor pow_(const Tensor& a, const Scalar& exponent) {
 }
 
 Tensor pow(const Scalar& base, const Tensor& exponent) {
+  TP_AUTOCAST(pow, base, exponent);
   ScalarType dtype = result_type(exponent, base);
   if (dtype == ScalarType::Bool) fail_unsupported_dtype("pow", dtype);
   return run_unary(kRPow, exponent, dtype, {base.to_double()});

@@ -135,4 +135,5 @@ NB_MODULE(_C, m) {
   init_autograd(m);
   init_nn(m);
   init_optim(m);
+  init_amp(m);
 }

@@ -31,6 +31,7 @@ void init_nn(nb::module_& m) {
   nn.def("embedding", &embedding, "input"_a, "weight"_a, "padding_idx"_a.none(), g);
   nn.def("one_hot", &one_hot, "input"_a, "num_classes"_a, g);
   nn.def("pad", &pad, "input"_a, "pad"_a, "mode"_a, "value"_a, g);
+  nn.def("prelu", &prelu, "input"_a, "weight"_a, g);
   nn.def("interpolate", &interpolate, "input"_a, "size"_a, "scale_factor"_a.none(), "mode"_a, "align_corners"_a, g);
   nn.def("scaled_dot_product_attention", [](const Tensor& q, const Tensor& k, const Tensor& v, const OT& mask, double p,
                                             bool causal, std::optional<double> scale) {

@@ -12,8 +12,10 @@ from tensorplay._C import Tensor, device, dtype, Generator
 from tensorplay._dtypes import finfo, iinfo
 from tensorplay._size import Size
 from tensorplay._tensor import tensor, as_tensor, from_numpy, is_floating_point, numel, result_type
-from tensorplay import autograd, cuda, nn, optim
+from tensorplay import amp, autograd, cpu, cuda, nn, optim
 from tensorplay import utils
+from tensorplay.amp import autocast
+from tensorplay.random import get_rng_state, set_rng_state
 from tensorplay.autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from tensorplay.serialization import save, load
 

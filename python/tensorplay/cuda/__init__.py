@@ -7,3 +7,10 @@ def is_available() -> bool:
 
 def device_count() -> int:
     return 0
+
+
+def is_bf16_supported() -> bool:
+    return False
+
+
+from tensorplay.cuda import amp  # noqa: E402  (after is_available, which amp reads)

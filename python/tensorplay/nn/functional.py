@@ -117,6 +117,10 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     return input.copy_(out) if inplace else out
 
 
+def prelu(input, weight):
+    return _nn.prelu(input, weight)
+
+
 def gelu(input, approximate="none"):
     return _C.gelu(input, approximate=approximate)
 

@@ -1,5 +1,5 @@
 """tensorplay.utils: helpers outside the tensor core, mirroring torch.utils."""
 
-from tensorplay.utils import data
+from tensorplay.utils import checkpoint, data
 
-__all__ = ["data"]
+__all__ = ["checkpoint", "data"]

@@ -35,6 +35,22 @@ class LeakyReLU(Module):
         return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
 
 
+class PReLU(Module):
+    """LeakyReLU with a learned slope: one shared, or one per channel (num_parameters)."""
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.init = init
+        self.weight = Parameter(_C.full((num_parameters,), init, device=device, dtype=dtype))
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"
+
+
 class GELU(Module):
     def __init__(self, approximate="none"):
         super().__init__()

@@ -1,0 +1,5 @@
+"""tensorplay.cpu: CPU-specific pieces, as in torch.cpu."""
+
+from tensorplay.cpu import amp
+
+__all__ = ["amp"]
