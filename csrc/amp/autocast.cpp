@@ -50,16 +50,22 @@ std::optional<Plan> make_plan(Op op, const Inputs& in) {
   const DeviceType device = *in.device;
   Plan plan{device, policy(op, device), std::nullopt};
   switch (plan.policy) {
-    case Policy::InputDtype: break;
-    case Policy::LowerPrecision: plan.target = get_dtype(device); break;
-    case Policy::Float32: plan.target = ScalarType::Float32; break;
+    case Policy::InputDtype:
+      break;
+    case Policy::LowerPrecision:
+      plan.target = get_dtype(device);
+      break;
+    case Policy::Float32:
+      plan.target = ScalarType::Float32;
+      break;
     case Policy::Float32UnlessDtype:
       if (!in.has_dtype) plan.target = ScalarType::Float32;
       break;
     case Policy::Promote:
       if (in.floating) plan.target = promote(in, device);
       break;
-    case Policy::Banned: fail_banned(op, device);
+    case Policy::Banned:
+      fail_banned(op, device);
   }
   return plan;
 }
@@ -89,8 +95,8 @@ void output_dtypes(std::vector<ScalarType>& out, const TensorList& ts) {
 }
 
 void record(Trace& trace, Op op, const Plan& plan, Inputs&& in, std::vector<ScalarType>&& outputs) {
-  trace.entries.push_back(
-      {op, plan.device, std::move(in.dtypes), plan.policy, plan.target, std::move(outputs), plan.casts, plan.cache_hits});
+  trace.entries.push_back({op, plan.device, std::move(in.dtypes), plan.policy, plan.target, std::move(outputs),
+                           plan.casts, plan.cache_hits});
 }
 
 }  // namespace tp::amp::detail

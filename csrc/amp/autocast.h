@@ -41,7 +41,7 @@ struct Inputs {
   uint16_t floating = 0;             // bit per ScalarType of the floating tensors on `device`
   bool has_dtype = false;            // the caller chose an output dtype
   bool tracing = false;
-  std::vector<ScalarType> dtypes;    // filled only while tracing
+  std::vector<ScalarType> dtypes;  // filled only while tracing
 };
 
 void collect(Inputs& in, const Tensor& t);
@@ -103,7 +103,11 @@ auto run(Op op, F&& f, const Args&... args) {
 
 // The first line of every op in the policy table. When autocast is off this is one thread-local
 // load; when on, the op is called again through amp::run with its inputs cast.
-#define TP_AUTOCAST(op, ...)                                                                       \
-  if (::tp::amp::is_active()) [[unlikely]]                                                         \
-  return ::tp::amp::run(                                                                           \
-      ::tp::amp::Op::op, [](const auto&... args_) { return ::tp::op(args_...); }, __VA_ARGS__)
+// clang-format off
+#define TP_AUTOCAST(op, ...)                                                                 \
+  do {                                                                                       \
+    if (::tp::amp::is_active()) [[unlikely]]                                                 \
+      return ::tp::amp::run(                                                                 \
+          ::tp::amp::Op::op, [](const auto&... args_) { return ::tp::op(args_...); }, __VA_ARGS__); \
+  } while (0)
+// clang-format on

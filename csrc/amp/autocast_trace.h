@@ -16,8 +16,8 @@ namespace tp::amp {
 struct TraceEntry {
   Op op;
   DeviceType device;
-  std::vector<ScalarType> inputs;   // dtypes of the tensor arguments, as the caller passed them
-  Policy policy;                    // the policy in force (overrides included)
+  std::vector<ScalarType> inputs;     // dtypes of the tensor arguments, as the caller passed them
+  Policy policy;                      // the policy in force (overrides included)
   std::optional<ScalarType> compute;  // the dtype inputs were cast to; none: no casts
   std::vector<ScalarType> outputs;
   int casts = 0;       // tensors cast, cache hits included

@@ -20,11 +20,11 @@ namespace tp {
 namespace {
 
 enum class DTypeRule {
-  Promote,    // the promoted dtype, bool included
-  NoBool,     // the promoted dtype; bool is not implemented
-  ToFloat,    // the promoted dtype, integers and bool computing in the default float dtype
-  Integral,   // integers and bool only
-  Compare,    // computes in the promoted dtype, writes bool
+  Promote,   // the promoted dtype, bool included
+  NoBool,    // the promoted dtype; bool is not implemented
+  ToFloat,   // the promoted dtype, integers and bool computing in the default float dtype
+  Integral,  // integers and bool only
+  Compare,   // computes in the promoted dtype, writes bool
 };
 
 // The gradient of one input, given the gradient g of y = a OP b (alpha: add's and sub's scale).
@@ -146,7 +146,8 @@ uint8_t saved_uses(const BinarySpec& spec, const Tensor& a, const Tensor* b) {
          (b && autograd::requires_grad(*b) ? spec.db_uses : kNothing);
 }
 
-void save_for_backward(BinaryBackward& node, const BinarySpec& spec, const Tensor& a, const Tensor* b, const Tensor& out) {
+void save_for_backward(BinaryBackward& node, const BinarySpec& spec, const Tensor& a, const Tensor* b,
+                       const Tensor& out) {
   uint8_t uses = saved_uses(spec, a, b);
   if (uses & kA) node.a = autograd::SavedTensor(a, false);
   if ((uses & kB) && b) node.b = autograd::SavedTensor(*b, false);
@@ -162,14 +163,17 @@ Tensor inplace_input(const BinarySpec& spec, const Tensor& self, const Tensor* b
 ScalarType compute_dtype(const BinarySpec& spec, ScalarType promoted) {
   switch (spec.rule) {
     case DTypeRule::Promote:
-    case DTypeRule::Compare: return promoted;
+    case DTypeRule::Compare:
+      return promoted;
     case DTypeRule::NoBool:
       if (spec.op == BinaryOp::Sub)
-        TP_CHECK(promoted != ScalarType::Bool, "[sub] Subtraction, the `-` operator, with two bool tensors is not "
+        TP_CHECK(promoted != ScalarType::Bool,
+                 "[sub] Subtraction, the `-` operator, with two bool tensors is not "
                  "supported. Use the `^` or `logical_xor()` operator instead.");
       if (promoted == ScalarType::Bool) fail_unsupported_dtype(spec.name, promoted);
       return promoted;
-    case DTypeRule::ToFloat: return is_floating_point(promoted) ? promoted : get_default_dtype();
+    case DTypeRule::ToFloat:
+      return is_floating_point(promoted) ? promoted : get_default_dtype();
     case DTypeRule::Integral:
       if (is_floating_point(promoted)) fail_unsupported_dtype(spec.name, promoted);
       return promoted;
@@ -187,9 +191,11 @@ bool integer_division(const BinarySpec& spec, ScalarType dtype) {
 }
 
 void check_alpha(const char* op, ScalarType dtype, const Scalar& alpha) {
-  TP_CHECK(!(alpha.is_floating_point() && !is_floating_point(dtype)), "[", op, "] For integral input tensors, "
+  TP_CHECK(!(alpha.is_floating_point() && !is_floating_point(dtype)), "[", op,
+           "] For integral input tensors, "
            "argument alpha must not be a floating point number.");
-  TP_CHECK(!(alpha.is_bool() && dtype != ScalarType::Bool), "[", op, "] Boolean alpha only supported for Boolean results.");
+  TP_CHECK(!(alpha.is_bool() && dtype != ScalarType::Bool), "[", op,
+           "] Boolean alpha only supported for Boolean results.");
 }
 
 // A number as PyTorch applies it to a 16-bit float tensor in ops that round it to the dtype.
@@ -201,7 +207,8 @@ Scalar as_applied(const BinarySpec& spec, const Scalar& value, ScalarType dtype)
 }
 
 // out = a OP b, where b is a number applied in the compute precision.
-Tensor binary_scalar_into(const BinarySpec& spec, const Tensor& out, const Tensor& a, const Scalar& b, ScalarType dtype) {
+Tensor binary_scalar_into(const BinarySpec& spec, const Tensor& out, const Tensor& a, const Scalar& b,
+                          ScalarType dtype) {
   TP_CHECK(!integer_division(spec, dtype) || b.to_int() != 0, "[", spec.name, "] ZeroDivisionError");
   backend(a.device()).binary_scalar(spec.op, out, to(a, dtype), as_applied(spec, b, dtype));
   return out;
@@ -209,7 +216,7 @@ Tensor binary_scalar_into(const BinarySpec& spec, const Tensor& out, const Tenso
 
 // out = a OP alpha * b over the broadcast shape.
 Tensor binary_into(const BinarySpec& spec, const Tensor& out, const Tensor& a, const Tensor& b, ScalarType dtype,
-                    const Scalar& alpha) {
+                   const Scalar& alpha) {
   if (b.dim() == 0 && b.device().is_cpu() && std::ranges::equal(a.sizes(), out.sizes())) {
     Scalar value = as_applied(spec, b.item(), dtype);
     if (alpha.to_double() != 1) value = Scalar(value.to_double() * as_applied(spec, alpha, dtype).to_double());
@@ -225,8 +232,10 @@ Tensor binary_into(const BinarySpec& spec, const Tensor& out, const Tensor& a, c
 }
 
 Tensor binary(const BinarySpec& spec, const Tensor& a, const Tensor& b, const Scalar& alpha = 1) {
-  TP_CHECK(a.device() == b.device(), "[", spec.name, "] Expected all tensors to be on the same device, but found at "
-           "least two devices, ", a.device().str(), " and ", b.device().str(), "!");
+  TP_CHECK(a.device() == b.device(), "[", spec.name,
+           "] Expected all tensors to be on the same device, but found at "
+           "least two devices, ",
+           a.device().str(), " and ", b.device().str(), "!");
   ScalarType dtype = compute_dtype(spec, result_type(a, b));
   Shape shape = broadcast_shapes(spec.name, a.sizes(), b.sizes());
   autograd::Record<BinaryBackward> record({spec.node ? &a : nullptr, spec.node ? &b : nullptr}, spec, alpha,
@@ -289,8 +298,10 @@ Scalar scaled(const BinarySpec& spec, const Tensor& a, const Scalar& b, const Sc
 
 const BinarySpec& division(std::optional<std::string_view> mode) {
   if (!mode) return kDiv;
-  TP_CHECK_VALUE(*mode == "trunc" || *mode == "floor", "[div] expected rounding_mode to be one of None, 'trunc', "
-                 "or 'floor' but found '", *mode, "'");
+  TP_CHECK_VALUE(*mode == "trunc" || *mode == "floor",
+                 "[div] expected rounding_mode to be one of None, 'trunc', "
+                 "or 'floor' but found '",
+                 *mode, "'");
   return *mode == "trunc" ? kDivTrunc : kDivFloor;
 }
 
@@ -307,7 +318,8 @@ Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha) {
   return binary(kAdd, a, scaled(kAdd, a, b, alpha));
 }
 void check_no_bool_sub(const Tensor& a, const Tensor* b) {
-  TP_CHECK(a.dtype() != ScalarType::Bool && !(b && b->dtype() == ScalarType::Bool), "[sub] Subtraction, the `-` "
+  TP_CHECK(a.dtype() != ScalarType::Bool && !(b && b->dtype() == ScalarType::Bool),
+           "[sub] Subtraction, the `-` "
            "operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or "
            "`logical_not()` operator instead.");
 }
@@ -333,7 +345,9 @@ Tensor add_(const Tensor& a, const Tensor& b, const Scalar& alpha) {
   check_alpha("add_", result_type(a, b), alpha);
   return binary_(kAdd, a, b, alpha);
 }
-Tensor add_(const Tensor& a, const Scalar& b, const Scalar& alpha) { return binary_(kAdd, a, scaled(kAdd, a, b, alpha)); }
+Tensor add_(const Tensor& a, const Scalar& b, const Scalar& alpha) {
+  return binary_(kAdd, a, scaled(kAdd, a, b, alpha));
+}
 Tensor sub_(const Tensor& a, const Tensor& b, const Scalar& alpha) {
   check_no_bool_sub(a, &b);
   check_alpha("sub_", result_type(a, b), alpha);
@@ -345,22 +359,30 @@ Tensor sub_(const Tensor& a, const Scalar& b, const Scalar& alpha) {
 }
 
 Tensor div(const Tensor& a, const Tensor& b, std::optional<std::string_view> mode) {
-  TP_AUTOCAST(div, a, b, mode); return binary(division(mode), a, b); }
+  TP_AUTOCAST(div, a, b, mode);
+  return binary(division(mode), a, b);
+}
 Tensor div(const Tensor& a, const Scalar& b, std::optional<std::string_view> mode) {
-  TP_AUTOCAST(div, a, b, mode); return binary(division(mode), a, b); }
-Tensor div_(const Tensor& a, const Tensor& b, std::optional<std::string_view> mode) { return binary_(division(mode), a, b); }
-Tensor div_(const Tensor& a, const Scalar& b, std::optional<std::string_view> mode) { return binary_(division(mode), a, b); }
+  TP_AUTOCAST(div, a, b, mode);
+  return binary(division(mode), a, b);
+}
+Tensor div_(const Tensor& a, const Tensor& b, std::optional<std::string_view> mode) {
+  return binary_(division(mode), a, b);
+}
+Tensor div_(const Tensor& a, const Scalar& b, std::optional<std::string_view> mode) {
+  return binary_(division(mode), a, b);
+}
 
-#define TP_DEFINE_BINARY(name, spec)                                                  \
-  Tensor name(const Tensor& a, const Tensor& b) {                                     \
-    TP_AUTOCAST(name, a, b);                                                          \
-    return binary(spec, a, b);                                                        \
-  }                                                                                   \
-  Tensor name(const Tensor& a, const Scalar& b) {                                     \
-    TP_AUTOCAST(name, a, b);                                                          \
-    return binary(spec, a, b);                                                        \
-  }                                                                                   \
-  Tensor name##_(const Tensor& a, const Tensor& b) { return binary_(spec, a, b); }    \
+#define TP_DEFINE_BINARY(name, spec)                                               \
+  Tensor name(const Tensor& a, const Tensor& b) {                                  \
+    TP_AUTOCAST(name, a, b);                                                       \
+    return binary(spec, a, b);                                                     \
+  }                                                                                \
+  Tensor name(const Tensor& a, const Scalar& b) {                                  \
+    TP_AUTOCAST(name, a, b);                                                       \
+    return binary(spec, a, b);                                                     \
+  }                                                                                \
+  Tensor name##_(const Tensor& a, const Tensor& b) { return binary_(spec, a, b); } \
   Tensor name##_(const Tensor& a, const Scalar& b) { return binary_(spec, a, b); }
 TP_DEFINE_BINARY(mul, kMul)
 TP_DEFINE_BINARY(floor_divide, kFloorDivide)
@@ -383,7 +405,9 @@ TP_DEFINE_BINARY(logical_xor, kLogicalXor)
 #undef TP_DEFINE_BINARY
 
 Tensor pow(const Tensor& a, const Tensor& b) {
-  TP_AUTOCAST(pow, a, b); return binary(kPow, a, b); }
+  TP_AUTOCAST(pow, a, b);
+  return binary(kPow, a, b);
+}
 Tensor pow_(const Tensor& a, const Tensor& b) { return binary_(kPow, a, b); }
 
 namespace {
@@ -431,8 +455,9 @@ Tensor ternary(const char* op, const char* node, TernaryOp kind, TernaryDerivati
   Shape shape = broadcast_shapes(op, broadcast_shapes(op, self.sizes(), a.sizes()), b.sizes());
   autograd::Record<TernaryBackward> record({&self, &a, &b}, node, derivative, value);
   Tensor out = elementwise_output(shape, dtype, self);
-  backend(self.device()).ternary(kind, out, expand(to(self, dtype), shape), expand(to(a, dtype), shape),
-                                 expand(to(b, dtype), shape), value);
+  backend(self.device())
+      .ternary(kind, out, expand(to(self, dtype), shape), expand(to(a, dtype), shape), expand(to(b, dtype), shape),
+               value);
   record.finish(out);
   if (record) {
     if (reads_self) record->self = autograd::SavedTensor(self, false);
@@ -504,17 +529,20 @@ Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, const Sca
   TP_AUTOCAST(addcmul, self, t1, t2, value);
   ScalarType dtype = ResultType().add(self).add(t1).add(t2).get();
   if (dtype == ScalarType::Bool) fail_unsupported_dtype("addcmul", dtype);
-  return ternary("addcmul", "AddcmulBackward0", TernaryOp::AddCMul, addcmul_derivative, false, self, t1, t2, value, dtype);
+  return ternary("addcmul", "AddcmulBackward0", TernaryOp::AddCMul, addcmul_derivative, false, self, t1, t2, value,
+                 dtype);
 }
 
 Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
   TP_AUTOCAST(addcdiv, self, t1, t2, value);
-  TP_CHECK(is_floating_point(t1.dtype()) || is_floating_point(t2.dtype()), "[addcdiv] Integer division with "
+  TP_CHECK(is_floating_point(t1.dtype()) || is_floating_point(t2.dtype()),
+           "[addcdiv] Integer division with "
            "addcdiv is no longer supported, and in a future release addcdiv will perform a true division of "
            "tensor1 and tensor2.");
   ScalarType dtype = ResultType().add(self).add(t1).add(t2).get();
   check_alpha("addcdiv", dtype, value);
-  return ternary("addcdiv", "AddcdivBackward0", TernaryOp::AddCDiv, addcdiv_derivative, false, self, t1, t2, value, dtype);
+  return ternary("addcdiv", "AddcdivBackward0", TernaryOp::AddCDiv, addcdiv_derivative, false, self, t1, t2, value,
+                 dtype);
 }
 
 Tensor addcmul_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {

@@ -15,8 +15,10 @@ namespace {
 
 // Two values per spatial dim from 1 or 2 given (stride=2 means (2, 2)).
 std::array<int64_t, 2> pair(const char* op, const char* what, IntArrayRef v) {
-  TP_CHECK(v.size() == 1 || v.size() == 2, "[", op, "] expected ", what, " to be a single integer value or a list of "
-           "2 values to match the convolution dimensions, but got ", what, "=", to_string(v));
+  TP_CHECK(v.size() == 1 || v.size() == 2, "[", op, "] expected ", what,
+           " to be a single integer value or a list of "
+           "2 values to match the convolution dimensions, but got ",
+           what, "=", to_string(v));
   return v.size() == 1 ? std::array<int64_t, 2>{v[0], v[0]} : std::array<int64_t, 2>{v[0], v[1]};
 }
 
@@ -52,7 +54,8 @@ class UnsupportedBackward final : public autograd::Node {
 };
 
 // The backend's gradient kernels as tensors; recorded so that differentiating them fails loudly.
-Tensor input_grad(const char* op, const Tensor& grad_out, const Tensor& weight, IntArrayRef input_sizes, const Window& w) {
+Tensor input_grad(const char* op, const Tensor& grad_out, const Tensor& weight, IntArrayRef input_sizes,
+                  const Window& w) {
   autograd::Record<UnsupportedBackward> record({&grad_out, &weight}, op);
   Tensor g = grad_out.contiguous(), k = weight.contiguous();
   Tensor out = empty(input_sizes, g.dtype(), g.device());
@@ -60,7 +63,8 @@ Tensor input_grad(const char* op, const Tensor& grad_out, const Tensor& weight, 
   return record.finish(out);
 }
 
-Tensor weight_grad(const char* op, const Tensor& grad_out, const Tensor& input, IntArrayRef weight_sizes, const Window& w) {
+Tensor weight_grad(const char* op, const Tensor& grad_out, const Tensor& input, IntArrayRef weight_sizes,
+                   const Window& w) {
   autograd::Record<UnsupportedBackward> record({&grad_out, &input}, op);
   Tensor g = grad_out.contiguous(), x = input.contiguous();
   Tensor out = empty(weight_sizes, g.dtype(), g.device());
@@ -156,20 +160,23 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Ten
 Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
               IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
   TP_AUTOCAST(conv1d, input, weight, bias, stride, padding, dilation, groups);
-  TP_CHECK(input.dim() == 2 || input.dim() == 3, "[conv1d] Expected 2D (unbatched) or 3D (batched) input to conv1d, "
-           "but got input of size: ", to_string(input.sizes()));
+  TP_CHECK(input.dim() == 2 || input.dim() == 3,
+           "[conv1d] Expected 2D (unbatched) or 3D (batched) input to conv1d, "
+           "but got input of size: ",
+           to_string(input.sizes()));
   TP_CHECK(weight.dim() == 3, "[conv1d] expected a 3-D weight, got weight of size ", to_string(weight.sizes()));
   auto one = [](const char* what, IntArrayRef v) {
     TP_CHECK(v.size() == 1, "[conv1d] expected ", what, " to be a single integer value, got ", to_string(v));
     return Shape{1, v[0]};
   };
-  Tensor out = conv2d(unsqueeze(input, -2), unsqueeze(weight, 2), bias, one("stride", stride), Shape{0, one("padding", padding)[1]},
-                      one("dilation", dilation), groups);
+  Tensor out = conv2d(unsqueeze(input, -2), unsqueeze(weight, 2), bias, one("stride", stride),
+                      Shape{0, one("padding", padding)[1]}, one("dilation", dilation), groups);
   return squeeze(out, {-2});
 }
 
-Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
-                        IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                        IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups,
+                        IntArrayRef dilation) {
   TP_AUTOCAST(conv_transpose2d, input, weight, bias, stride, padding, output_padding, groups, dilation);
   check_conv("conv_transpose2d", input, weight, bias);
   Window w = conv_window("conv_transpose2d", weight, stride, padding, dilation, groups);
@@ -181,10 +188,12 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::op
              " channels instead");
     Shape out_shape{x.size(0), O, 0, 0};
     for (int d = 0; d < 2; ++d) {
-      TP_CHECK(extra[d] >= 0 && (extra[d] < w.stride[d] || extra[d] < w.dilation[d]), "[conv_transpose2d] output "
-               "padding must be smaller than either stride or dilation, but got output_padding=", to_string(output_padding));
-      out_shape[2 + d] = (x.size(2 + d) - 1) * w.stride[d] - 2 * w.padding[d] + w.dilation[d] * (w.kernel[d] - 1) +
-                         extra[d] + 1;
+      TP_CHECK(extra[d] >= 0 && (extra[d] < w.stride[d] || extra[d] < w.dilation[d]),
+               "[conv_transpose2d] output "
+               "padding must be smaller than either stride or dilation, but got output_padding=",
+               to_string(output_padding));
+      out_shape[2 + d] =
+          (x.size(2 + d) - 1) * w.stride[d] - 2 * w.padding[d] + w.dilation[d] * (w.kernel[d] - 1) + extra[d] + 1;
       TP_CHECK(out_shape[2 + d] > 0, "[conv_transpose2d] the computed output size ", to_string(out_shape),
                " is too small");
     }
@@ -223,13 +232,13 @@ Window pool_window(const char* op, IntArrayRef kernel, IntArrayRef stride, IntAr
   w.padding = pair(op, "padding", padding);
   w.dilation = pair(op, "dilation", dilation);
   for (int d = 0; d < 2; ++d) {
-    TP_CHECK(w.kernel[d] > 0, "[", op, "] kernel size should be greater than zero, but got kernel_size=",
-             to_string(kernel));
+    TP_CHECK(w.kernel[d] > 0, "[", op,
+             "] kernel size should be greater than zero, but got kernel_size=", to_string(kernel));
     TP_CHECK(w.stride[d] > 0, "[", op, "] stride should be greater than zero, but got stride=", to_string(stride));
     TP_CHECK(w.dilation[d] > 0, "[", op, "] dilation should be greater than zero");
     TP_CHECK(w.padding[d] >= 0 && w.padding[d] <= (w.dilation[d] * (w.kernel[d] - 1) + 1) / 2, "[", op,
-             "] pad should be at most half of effective kernel size, but got pad=", w.padding[d], ", kernel_size=",
-             w.kernel[d], " and dilation=", w.dilation[d]);
+             "] pad should be at most half of effective kernel size, but got pad=", w.padding[d],
+             ", kernel_size=", w.kernel[d], " and dilation=", w.dilation[d]);
   }
   return w;
 }
@@ -262,7 +271,10 @@ class MaxPoolBackward final : public autograd::Node {
 class AvgPoolBackward final : public autograd::Node {
  public:
   AvgPoolBackward(const Tensor& input, const Window& w, bool count_include_pad, std::optional<int64_t> divisor)
-      : sizes_(input.sizes().begin(), input.sizes().end()), w_(w), count_include_pad_(count_include_pad), divisor_(divisor) {}
+      : sizes_(input.sizes().begin(), input.sizes().end()),
+        w_(w),
+        count_include_pad_(count_include_pad),
+        divisor_(divisor) {}
   std::string name() const override { return "AvgPool2DBackward0"; }
   TensorList apply(TensorList&& grads) override {
     autograd::Record<UnsupportedBackward> record({&grads[0]}, "avg_pool2d");
@@ -323,7 +335,8 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
   auto size = pair("adaptive_avg_pool2d", "output_size", output_size);
   TP_CHECK(input.dim() == 3 || input.dim() == 4, "[adaptive_avg_pool2d] Expected 3D or 4D tensor, but got ",
            to_string(input.sizes()));
-  TP_CHECK(size[0] > 0 && size[1] > 0, "[adaptive_avg_pool2d] output size must be positive, got ", to_string(output_size));
+  TP_CHECK(size[0] > 0 && size[1] > 0, "[adaptive_avg_pool2d] output size must be positive, got ",
+           to_string(output_size));
   const int64_t H = input.size(-2), W = input.size(-1);
   // Output cell i averages input [floor(i * in / out), ceil((i + 1) * in / out)): as matrices,
   // out = A_h @ x @ A_w^T, which is a product (fast and differentiable) rather than a loop.

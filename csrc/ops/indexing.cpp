@@ -28,11 +28,11 @@ Tensor wrapped_index(const char* op, const Tensor& index, int64_t size, int64_t 
 }
 
 struct AdvancedIndex {
-  Tensor rows;        // the tensor without its indexed dims, at element 0
-  Tensor offsets;     // [n] element offsets of the indexed positions
-  Shape result;       // the shape of t[indices]
-  int64_t batch_at;   // where the broadcast index dims sit in the result
-  Shape batch;        // the broadcast index shape B
+  Tensor rows;       // the tensor without its indexed dims, at element 0
+  Tensor offsets;    // [n] element offsets of the indexed positions
+  Shape result;      // the shape of t[indices]
+  int64_t batch_at;  // where the broadcast index dims sit in the result
+  Shape batch;       // the broadcast index shape B
 };
 
 AdvancedIndex plan_advanced_index(const char* op, const Tensor& t, const std::vector<std::optional<Tensor>>& indices) {
@@ -52,14 +52,13 @@ AdvancedIndex plan_advanced_index(const char* op, const Tensor& t, const std::ve
       continue;
     }
     if (index) {
-      TP_CHECK_INDEX(index->dtype() == ScalarType::Int64 || index->dtype() == ScalarType::Int32,
-                     "[", op, "] tensors used as indices must be long, int, byte or bool tensors, got ",
-                     name(index->dtype()));
+      TP_CHECK_INDEX(index->dtype() == ScalarType::Int64 || index->dtype() == ScalarType::Int32, "[", op,
+                     "] tensors used as indices must be long, int, byte or bool tensors, got ", name(index->dtype()));
     }
     expanded.push_back(index);
   }
-  TP_CHECK_INDEX(static_cast<int64_t>(expanded.size()) <= t.dim(), "[", op, "] too many indices for tensor of dimension ",
-                 t.dim(), " (got ", expanded.size(), ")");
+  TP_CHECK_INDEX(static_cast<int64_t>(expanded.size()) <= t.dim(), "[", op,
+                 "] too many indices for tensor of dimension ", t.dim(), " (got ", expanded.size(), ")");
 
   std::vector<int64_t> dims;
   TensorList tensors;
@@ -69,8 +68,10 @@ AdvancedIndex plan_advanced_index(const char* op, const Tensor& t, const std::ve
   Shape batch;
   for (const Tensor& x : tensors) {
     auto merged = try_broadcast_shapes(batch, x.sizes());
-    TP_CHECK_INDEX(merged.has_value(), "[", op, "] shape mismatch: indexing tensors could not be broadcast together "
-                   "with shapes ", to_string(batch), ", ", to_string(x.sizes()));
+    TP_CHECK_INDEX(merged.has_value(), "[", op,
+                   "] shape mismatch: indexing tensors could not be broadcast together "
+                   "with shapes ",
+                   to_string(batch), ", ", to_string(x.sizes()));
     batch = std::move(*merged);
   }
 
@@ -136,7 +137,9 @@ class IndexBackward final : public autograd::Node {
 class IndexPutBackward final : public autograd::Node {
  public:
   IndexPutBackward(Indices indices, const Tensor& values, bool accumulate)
-      : indices_(std::move(indices)), value_sizes_(values.sizes().begin(), values.sizes().end()), accumulate_(accumulate) {}
+      : indices_(std::move(indices)),
+        value_sizes_(values.sizes().begin(), values.sizes().end()),
+        accumulate_(accumulate) {}
   std::string name() const override { return "IndexPutBackward0"; }
   TensorList apply(TensorList&& grads) override {
     const Tensor& g = grads[0];
@@ -158,9 +161,10 @@ void write_index(const Tensor& t, const Indices& indices, const Tensor& values, 
   AdvancedIndex plan = plan_advanced_index("index_put_", t, indices);
   Tensor source = values;
   if (!std::ranges::equal(source.sizes(), plan.result)) {
-    TP_CHECK(source.dim() <= static_cast<int64_t>(plan.result.size()), "[index_put_] shape mismatch: value tensor of "
-             "shape ", to_string(values.sizes()), " cannot be broadcast to indexing result of shape ",
-             to_string(plan.result));
+    TP_CHECK(source.dim() <= static_cast<int64_t>(plan.result.size()),
+             "[index_put_] shape mismatch: value tensor of "
+             "shape ",
+             to_string(values.sizes()), " cannot be broadcast to indexing result of shape ", to_string(plan.result));
     source = expand(source, plan.result);
   }
   // A batch flattened through expanded (stride 0) dims needs real storage to walk.
@@ -242,14 +246,17 @@ namespace {
 void check_gather_shapes(const char* op, const Tensor& t, int64_t dim, const Tensor& index, const Tensor* src) {
   TP_CHECK(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32, "[", op,
            "] Expected dtype int64 for index, got ", name(index.dtype()));
-  TP_CHECK(index.dim() == t.dim() || index.numel() == 0, "[", op, "] Index tensor must have the same number of dimensions "
-           "as input tensor, got ", index.dim(), " and ", t.dim());
+  TP_CHECK(index.dim() == t.dim() || index.numel() == 0, "[", op,
+           "] Index tensor must have the same number of dimensions "
+           "as input tensor, got ",
+           index.dim(), " and ", t.dim());
   for (int64_t d = 0; d < index.dim(); ++d) {
     TP_CHECK(d == dim || index.size(d) <= t.size(d), "[", op, "] Size does not match at dimension ", d,
              " expected index ", to_string(index.sizes()), " to be no larger than self ", to_string(t.sizes()),
              " apart from dimension ", dim);
-    if (src) TP_CHECK(index.size(d) <= src->size(d), "[", op, "] Expected index ", to_string(index.sizes()),
-                      " to be no larger than src ", to_string(src->sizes()), " at dimension ", d);
+    if (src)
+      TP_CHECK(index.size(d) <= src->size(d), "[", op, "] Expected index ", to_string(index.sizes()),
+               " to be no larger than src ", to_string(src->sizes()), " at dimension ", d);
   }
   if (index.numel() == 0) return;
   int64_t size = t.dim() ? t.size(dim) : 1;
@@ -382,15 +389,17 @@ class WhereBackward final : public autograd::Node {
 
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
   TP_AUTOCAST(where, condition, a, b);
-  TP_CHECK(condition.dtype() == ScalarType::Bool || condition.dtype() == ScalarType::UInt8, "[where] expected "
-           "condition to be a boolean tensor, but got a tensor with dtype ", name(condition.dtype()));
+  TP_CHECK(condition.dtype() == ScalarType::Bool || condition.dtype() == ScalarType::UInt8,
+           "[where] expected "
+           "condition to be a boolean tensor, but got a tensor with dtype ",
+           name(condition.dtype()));
   Tensor cond = to(condition, ScalarType::Bool);
   ScalarType dtype = result_type(a, b);
   Shape shape = broadcast_shapes("where", broadcast_shapes("where", cond.sizes(), a.sizes()), b.sizes());
   autograd::Record<WhereBackward> record({nullptr, &a, &b}, cond);
   Tensor out = elementwise_output(shape, dtype, a);
-  backend(a.device()).ternary(TernaryOp::Where, out, expand(cond, shape), expand(to(a, dtype), shape),
-                              expand(to(b, dtype), shape), 0);
+  backend(a.device())
+      .ternary(TernaryOp::Where, out, expand(cond, shape), expand(to(a, dtype), shape), expand(to(b, dtype), shape), 0);
   return record.finish(out);
 }
 
@@ -413,8 +422,8 @@ namespace {
 void check_mask(const char* op, const Tensor& mask, const Tensor& value) {
   TP_CHECK(mask.dtype() == ScalarType::Bool, "[", op, "] only supports boolean masks, but got mask with dtype ",
            name(mask.dtype()));
-  TP_CHECK(value.dim() == 0, "[", op, "] only supports a 0-dimensional value tensor, but got tensor with ",
-           value.dim(), " dimension(s).");
+  TP_CHECK(value.dim() == 0, "[", op, "] only supports a 0-dimensional value tensor, but got tensor with ", value.dim(),
+           " dimension(s).");
 }
 
 }  // namespace
@@ -456,8 +465,10 @@ Tensor masked_fill_(const Tensor& t, const Tensor& mask, const Tensor& value) {
   auto shape = try_broadcast_shapes(t.sizes(), mask.sizes());
   TP_CHECK(shape && std::ranges::equal(*shape, t.sizes()), "[masked_fill_] mask of shape ", to_string(mask.sizes()),
            " cannot be broadcast to the tensor's shape ", to_string(t.sizes()));
-  if (autograd::records_inplace(t, {&value})) return autograd::assign_inplace(t, masked_fill(t, mask, value), "masked_fill_");
-  backend(t.device()).ternary(TernaryOp::Where, t, expand(mask, t.sizes()), expand(to(value, t.dtype()), t.sizes()), t, 0);
+  if (autograd::records_inplace(t, {&value}))
+    return autograd::assign_inplace(t, masked_fill(t, mask, value), "masked_fill_");
+  backend(t.device())
+      .ternary(TernaryOp::Where, t, expand(mask, t.sizes()), expand(to(value, t.dtype()), t.sizes()), t, 0);
   t.bump_version();
   return t;
 }

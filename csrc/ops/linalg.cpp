@@ -15,8 +15,8 @@ namespace {
 void check_same_dtype(const char* op, const Tensor& a, const Tensor& b) {
   TP_CHECK(a.dtype() == b.dtype(), "[", op, "] expected both operands to have the same dtype, but got ",
            name(a.dtype()), " and ", name(b.dtype()));
-  TP_CHECK(a.device() == b.device(), "[", op, "] expected both operands on the same device, but got ",
-           a.device().str(), " and ", b.device().str());
+  TP_CHECK(a.device() == b.device(), "[", op, "] expected both operands on the same device, but got ", a.device().str(),
+           " and ", b.device().str());
 }
 
 void check_dims(const char* op, const Tensor& t, int64_t expected, const char* what) {
@@ -94,9 +94,8 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   check_dims("mm", b, 2, "mat2");
   check_same_dtype("mm", a, b);
   if (a.size(1) != b.size(0)) fail_shapes("mm", a, b);
-  return recorded_product("MmBackward0", false, nullptr, a, b, 0, 1, [&] {
-    return squeeze(product(unsqueeze(a, 0), unsqueeze(b, 0)), {0});
-  });
+  return recorded_product("MmBackward0", false, nullptr, a, b, 0, 1,
+                          [&] { return squeeze(product(unsqueeze(a, 0), unsqueeze(b, 0)), {0}); });
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
@@ -104,8 +103,8 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   check_dims("bmm", a, 3, "batch1");
   check_dims("bmm", b, 3, "batch2");
   check_same_dtype("bmm", a, b);
-  TP_CHECK(a.size(0) == b.size(0), "[bmm] batch1 and batch2 must have same number of batches, got ", a.size(0),
-           " and ", b.size(0));
+  TP_CHECK(a.size(0) == b.size(0), "[bmm] batch1 and batch2 must have same number of batches, got ", a.size(0), " and ",
+           b.size(0));
   if (a.size(2) != b.size(1)) fail_shapes("bmm", a, b);
   return recorded_product("BmmBackward0", true, nullptr, a, b, 0, 1, [&] { return product(a, b); });
 }
@@ -146,9 +145,9 @@ Tensor dot(const Tensor& a, const Tensor& b) {
   check_dims("dot", a, 1, "self");
   check_dims("dot", b, 1, "tensor");
   check_same_dtype("dot", a, b);
-  TP_CHECK(a.size(0) == b.size(0), "[dot] inconsistent tensor size, expected tensor [", a.size(0),
-           "] and src [", b.size(0), "] to have the same number of elements, but got ", a.size(0), " and ",
-           b.size(0), " elements respectively");
+  TP_CHECK(a.size(0) == b.size(0), "[dot] inconsistent tensor size, expected tensor [", a.size(0), "] and src [",
+           b.size(0), "] to have the same number of elements, but got ", a.size(0), " and ", b.size(0),
+           " elements respectively");
   if (a.dtype() == ScalarType::Bool) fail_unsupported_dtype("dot", a.dtype());
   return reshape(mm(view(a, {1, -1}), view(b, {-1, 1})), {});
 }

@@ -16,6 +16,15 @@ Tensor reduce_loss(const char* op, const Tensor& loss, std::string_view reductio
   return mean(loss);
 }
 
+// total / count for a mean over weighted items. When every item is ignored (count 0) the loss is
+// NaN, as 0/0 is in PyTorch, but its gradient is zero rather than NaN: the division is by 1 and
+// the NaN is added as a constant.
+Tensor weighted_mean(const Tensor& total, const Tensor& count) {
+  Tensor none = eq(count, 0);
+  Tensor nan_if_none = to(where(none, std::nan(""), 0.0), total.dtype());
+  return add(div(total, where(none, 1.0, count)), nan_if_none);
+}
+
 void check_same_shape(const char* op, const Tensor& input, const Tensor& target) {
   TP_CHECK_VALUE(std::ranges::equal(input.sizes(), target.sizes()), "[", op, "] Using a target size (",
                  to_string(target.sizes()), ") that is different to the input size (", to_string(input.sizes()),
@@ -59,8 +68,9 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const std::optional<T
   TP_AUTOCAST(nll_loss, input, target, weight, reduction, ignore_index);
   // input: [N, C] or [N, C, d1, ...] (or [C] unbatched); target: the class of each item.
   TP_CHECK(input.dim() >= 1, "[nll_loss] input tensor should be 1D or more");
-  TP_CHECK(target.dtype() == ScalarType::Int64 || target.dtype() == ScalarType::Int32 || target.dtype() == ScalarType::UInt8,
-           "[nll_loss] expected target of dtype int64, got ", name(target.dtype()));
+  TP_CHECK(
+      target.dtype() == ScalarType::Int64 || target.dtype() == ScalarType::Int32 || target.dtype() == ScalarType::UInt8,
+      "[nll_loss] expected target of dtype int64, got ", name(target.dtype()));
   const bool unbatched = input.dim() == 1;
   Tensor x = unbatched ? unsqueeze(input, 0) : input;
   Tensor y = unbatched ? unsqueeze(target, 0) : to(target, ScalarType::Int64);
@@ -84,14 +94,16 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const std::optional<T
   if (reduction == "none") return unbatched ? squeeze(loss, {0}) : loss;
   if (reduction == "sum") return sum(loss);
   TP_CHECK_VALUE(reduction == "mean", "[nll_loss] ", reduction, " is not a valid value for reduction");
-  return div(sum(loss), sum(w));
+  return weighted_mean(sum(loss), sum(w));
 }
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
                      std::string_view reduction, int64_t ignore_index, double label_smoothing) {
   TP_AUTOCAST(cross_entropy, input, target, weight, reduction, ignore_index, label_smoothing);
-  TP_CHECK(label_smoothing >= 0 && label_smoothing <= 1, "[cross_entropy] label_smoothing must be between 0.0 and "
-           "1.0. Got: ", label_smoothing);
+  TP_CHECK(label_smoothing >= 0 && label_smoothing <= 1,
+           "[cross_entropy] label_smoothing must be between 0.0 and "
+           "1.0. Got: ",
+           label_smoothing);
   const int64_t class_dim = input.dim() == 1 ? 0 : 1;
   const int64_t C = input.size(class_dim);
   Tensor logp = log_softmax(input, class_dim);
@@ -126,7 +138,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::optio
     Tensor kept = logical_not(ignored);
     Tensor denominator = weight ? sum(index_select(*weight, 0, reshape(tp::index(target, {kept}), {-1})))
                                 : to(sum(kept), smooth.dtype());
-    ret = div(sum(smooth), denominator);
+    ret = weighted_mean(sum(smooth), denominator);
   }
   return add(mul(nll, 1 - label_smoothing), mul(ret, label_smoothing / C));
 }
@@ -136,7 +148,8 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std
   TP_AUTOCAST(binary_cross_entropy, input, target, weight, reduction);
   check_same_shape("binary_cross_entropy", input, target);
   if (input.numel()) {
-    TP_CHECK(amin(input).item<double>() >= 0 && amax(input).item<double>() <= 1, "[binary_cross_entropy] all elements "
+    TP_CHECK(amin(input).item<double>() >= 0 && amax(input).item<double>() <= 1,
+             "[binary_cross_entropy] all elements "
              "of input should be between 0 and 1");
   }
   // PyTorch clamps the logs at -100 so that a saturated prediction gives a finite loss.
@@ -174,7 +187,8 @@ Tensor kl_div(const Tensor& input, const Tensor& target, std::string_view reduct
     Tensor xlogy = where(eq(target, 0), 0.0, mul(target, log(target)));
     loss = sub(xlogy, mul(target, input));
   }
-  if (reduction == "batchmean") return input.dim() == 0 ? sum(loss) : div(sum(loss), static_cast<double>(input.size(0)));
+  if (reduction == "batchmean")
+    return input.dim() == 0 ? sum(loss) : div(sum(loss), static_cast<double>(input.size(0)));
   return reduce_loss("kl_div", loss, reduction);
 }
 

@@ -27,8 +27,10 @@ Tensor prelu(const Tensor& input, const Tensor& weight) {
   TP_AUTOCAST(prelu, input, weight);
   TP_CHECK(weight.dim() <= 1, "[prelu] Expected `weight` to be a scalar or 1D tensor, but got: ndim = ", weight.dim());
   const int64_t channels = input.dim() >= 2 ? input.size(1) : 1;
-  TP_CHECK(weight.numel() == 1 || weight.numel() == channels, "[prelu] Mismatch of parameter numbers and input channel "
-           "size. Found parameter numbers = ", weight.numel(), " and channel size = ", channels, ".");
+  TP_CHECK(weight.numel() == 1 || weight.numel() == channels,
+           "[prelu] Mismatch of parameter numbers and input channel "
+           "size. Found parameter numbers = ",
+           weight.numel(), " and channel size = ", channels, ".");
   // One slope per channel: shape [C, 1, 1, ...] broadcasts over dim 1 and beyond.
   Shape shape(std::max<int64_t>(input.dim() - 1, 0), 1);
   if (!shape.empty()) shape[0] = weight.numel();
@@ -59,9 +61,9 @@ Tensor dropout(const Tensor& input, double p, bool training, Generator* gen) {
   TP_CHECK_VALUE(p >= 0 && p <= 1, "[dropout] dropout probability has to be between 0 and 1, but got ", p);
   if (!training || p == 0) return input;
   if (p == 1) return mul(input, zeros_like(input));
-  Tensor keep = lt(rand(input.sizes(), is_floating_point(input.dtype()) ? input.dtype() : get_default_dtype(),
-                        input.device(), gen),
-                   1 - p);
+  Tensor keep = lt(
+      rand(input.sizes(), is_floating_point(input.dtype()) ? input.dtype() : get_default_dtype(), input.device(), gen),
+      1 - p);
   return mul(input, div(keep, 1 - p));
 }
 
@@ -91,8 +93,8 @@ Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& running_mean
            to_string(input.sizes()));
   const int64_t C = input.size(1);
   for (const auto* v : {&running_mean, &running_var, &weight, &bias})
-    TP_CHECK(!*v || (*v)->numel() == C, "[batch_norm] running stats, weight and bias must have ", C,
-             " elements, got ", to_string((*v)->sizes()));
+    TP_CHECK(!*v || (*v)->numel() == C, "[batch_norm] running stats, weight and bias must have ", C, " elements, got ",
+             to_string((*v)->sizes()));
   Shape dims = all_but_channels(input);
   Tensor mean, var;
   if (training) {
@@ -108,7 +110,8 @@ Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& running_mean
       lerp_(*running_var, to(unbiased, running_var->dtype()), momentum);
     }
   } else {
-    TP_CHECK(running_mean && running_var, "[batch_norm] running_mean and running_var must be defined in evaluation mode");
+    TP_CHECK(running_mean && running_var,
+             "[batch_norm] running_mean and running_var must be defined in evaluation mode");
     mean = to(*running_mean, input.dtype());
     var = to(*running_var, input.dtype());
   }
@@ -144,8 +147,10 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<T
   TP_AUTOCAST(group_norm, input, num_groups, weight, bias, eps);
   TP_CHECK(input.dim() >= 2, "[group_norm] Expected at least 2 dimensions for input tensor but received ", input.dim());
   const int64_t N = input.size(0), C = input.size(1);
-  TP_CHECK(num_groups > 0 && C % num_groups == 0, "[group_norm] Expected number of channels in input to be divisible "
-           "by num_groups, but got input of shape ", to_string(input.sizes()), " and num_groups=", num_groups);
+  TP_CHECK(num_groups > 0 && C % num_groups == 0,
+           "[group_norm] Expected number of channels in input to be divisible "
+           "by num_groups, but got input of shape ",
+           to_string(input.sizes()), " and num_groups=", num_groups);
   Tensor x = is_reduced_float(input.dtype()) ? to(input, ScalarType::Float32) : input;
   Tensor grouped = reshape(x, {N, num_groups, -1});
   Tensor centered = sub(grouped, mean(grouped, {2}, true));
@@ -183,12 +188,14 @@ class EmbeddingBackward final : public autograd::Node {
 Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx) {
   TP_AUTOCAST(embedding, input, weight, padding_idx);
   TP_CHECK(weight.dim() == 2, "[embedding] 'weight' must be 2-D, got ", to_string(weight.sizes()));
-  TP_CHECK(input.dtype() == ScalarType::Int64 || input.dtype() == ScalarType::Int32, "[embedding] Expected tensor for "
-           "argument #1 'indices' to have one of the following scalar types: Long, Int; but got ", name(input.dtype()),
-           " instead");
+  TP_CHECK(input.dtype() == ScalarType::Int64 || input.dtype() == ScalarType::Int32,
+           "[embedding] Expected tensor for "
+           "argument #1 'indices' to have one of the following scalar types: Long, Int; but got ",
+           name(input.dtype()), " instead");
   std::optional<int64_t> pad;
   if (padding_idx) {
-    TP_CHECK(*padding_idx >= -weight.size(0) && *padding_idx < weight.size(0), "[embedding] padding_idx must be "
+    TP_CHECK(*padding_idx >= -weight.size(0) && *padding_idx < weight.size(0),
+             "[embedding] padding_idx must be "
              "within num_embeddings");
     pad = *padding_idx < 0 ? *padding_idx + weight.size(0) : *padding_idx;
   }
@@ -206,8 +213,10 @@ Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_
 }
 
 Tensor one_hot(const Tensor& input, int64_t num_classes) {
-  TP_CHECK(input.dtype() == ScalarType::Int64, "[one_hot] one_hot is only applicable to index tensor of type int64, "
-           "got ", name(input.dtype()));
+  TP_CHECK(input.dtype() == ScalarType::Int64,
+           "[one_hot] one_hot is only applicable to index tensor of type int64, "
+           "got ",
+           name(input.dtype()));
   if (num_classes < 0) {
     TP_CHECK(input.numel() > 0, "[one_hot] Can not infer total number of classes from empty tensor.");
     num_classes = amax(input).item<int64_t>() + 1;
@@ -238,9 +247,10 @@ namespace {
 
 void check_padding(const Tensor& input, IntArrayRef padding) {
   TP_CHECK(padding.size() % 2 == 0, "[pad] Padding length must be divisible by 2");
-  TP_CHECK(static_cast<int64_t>(padding.size()) / 2 <= input.dim(), "[pad] Padding length should be less than or "
-           "equal to two times the input dimension but got padding length ", padding.size(), " and input of dimension ",
-           input.dim());
+  TP_CHECK(static_cast<int64_t>(padding.size()) / 2 <= input.dim(),
+           "[pad] Padding length should be less than or "
+           "equal to two times the input dimension but got padding length ",
+           padding.size(), " and input of dimension ", input.dim());
 }
 
 // Reflect and replicate padding gather each padded position from a source position.
@@ -253,9 +263,10 @@ Tensor gather_pad(const char* mode, const Tensor& input, IntArrayRef padding) {
     const int64_t size = out.size(dim);
     TP_CHECK(before >= 0 && after >= 0, "[pad] negative padding is only supported in constant mode");
     if (mode == std::string_view("reflect"))
-      TP_CHECK(before < size && after < size, "[pad] Padding size should be less than the corresponding input "
-               "dimension, but got: padding (", before, ", ", after, ") at dimension ", dim, " of input ",
-               to_string(input.sizes()));
+      TP_CHECK(before < size && after < size,
+               "[pad] Padding size should be less than the corresponding input "
+               "dimension, but got: padding (",
+               before, ", ", after, ") at dimension ", dim, " of input ", to_string(input.sizes()));
     else
       TP_CHECK(size > 0, "[pad] cannot replicate-pad an empty dimension");
     out = index_select(out, dim, source_positions(mode, size, before, after, out.device()));
@@ -335,8 +346,8 @@ Tensor interpolate(const Tensor& input, IntArrayRef size, std::optional<std::arr
     std::optional<double> scale = scale_factor ? std::optional<double>((*scale_factor)[d]) : std::nullopt;
     if (mode == "nearest") {
       double ratio = scale ? 1.0 / *scale : static_cast<double>(in) / n;
-      Tensor src = clamp(floor(mul(arange(0, n, 1, ScalarType::Float64, input.device()), ratio)), Scalar(0),
-                         Scalar(in - 1));
+      Tensor src =
+          clamp(floor(mul(arange(0, n, 1, ScalarType::Float64, input.device()), ratio)), Scalar(0), Scalar(in - 1));
       out = index_select(out, dim, to(src, ScalarType::Int64));
     } else {
       Tensor src = source_coords(in, n, scale, align_corners, input.device());
@@ -357,9 +368,11 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
                                     const std::optional<Tensor>& attn_mask, double dropout_p, bool is_causal,
                                     std::optional<double> scale, Generator* gen) {
   TP_AUTOCAST(scaled_dot_product_attention, q, k, v, attn_mask, dropout_p, is_causal, scale, gen);
-  TP_CHECK(q.dim() >= 2 && k.dim() >= 2 && v.dim() >= 2, "[scaled_dot_product_attention] expected query, key and "
+  TP_CHECK(q.dim() >= 2 && k.dim() >= 2 && v.dim() >= 2,
+           "[scaled_dot_product_attention] expected query, key and "
            "value with at least 2 dims");
-  TP_CHECK(!(is_causal && attn_mask), "[scaled_dot_product_attention] _scaled_dot_product_attention: Explicit "
+  TP_CHECK(!(is_causal && attn_mask),
+           "[scaled_dot_product_attention] _scaled_dot_product_attention: Explicit "
            "attn_mask should not be set when is_causal=True");
   const int64_t L = q.size(-2), S = k.size(-2);
   double factor = scale.value_or(1.0 / std::sqrt(static_cast<double>(q.size(-1))));

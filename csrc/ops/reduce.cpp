@@ -18,8 +18,10 @@ namespace {
 Shape reduced_shape(const Tensor& t, const std::vector<bool>& mask, bool keepdim) {
   Shape shape;
   for (int64_t d = 0; d < t.dim(); ++d) {
-    if (!mask[d]) shape.push_back(t.size(d));
-    else if (keepdim) shape.push_back(1);
+    if (!mask[d])
+      shape.push_back(t.size(d));
+    else if (keepdim)
+      shape.push_back(1);
   }
   return shape;
 }
@@ -138,7 +140,6 @@ class SelectedBackward final : public autograd::Node {
   int64_t dim_;
 };
 
-
 // Runs a reduction kernel writing `out_dtype`. A 16-bit float input reduced into float32 is read
 // as is; any other dtype change converts the input first.
 Tensor run_reduce(const char* op, ReduceOp kind, const Tensor& t, const std::vector<bool>& mask, bool keepdim,
@@ -163,7 +164,8 @@ void check_floating(const char* op, const Tensor& t, const char* what) {
 
 // amax, amin, max(), min().
 Tensor extreme(const char* op, const char* node, ReduceOp kind, const Tensor& t, IntArrayRef dims, bool keepdim) {
-  TP_CHECK(t.numel() > 0 || !dims.empty(), "[", op, "] Expected reduction dim to be specified for input.numel() "
+  TP_CHECK(t.numel() > 0 || !dims.empty(), "[", op,
+           "] Expected reduction dim to be specified for input.numel() "
            "== 0. Specify the reduction dim with the 'dim' argument.");
   std::vector<bool> mask = dim_mask(op, dims, t.dim());
   for (int64_t d = 0; d < t.dim(); ++d)
@@ -212,7 +214,8 @@ Tensor arg_only(const char* op, ArgReduceOp kind, const Tensor& t, std::optional
 Tensor sum(const Tensor& t, IntArrayRef dims, bool keepdim, OptionalDType dtype) {
   TP_AUTOCAST(sum, t, dims, keepdim, dtype);
   std::vector<bool> mask = dim_mask("sum", dims, t.dim());
-  autograd::Record<SumBackward> record({&t}, dims.empty() ? "SumBackward0" : "SumBackward1", Reduction(t, mask, keepdim));
+  autograd::Record<SumBackward> record({&t}, dims.empty() ? "SumBackward0" : "SumBackward1",
+                                       Reduction(t, mask, keepdim));
   return record.finish(run_reduce("sum", ReduceOp::Sum, t, mask, keepdim, accumulation_dtype(t, dtype)));
 }
 
@@ -245,8 +248,10 @@ Tensor prod(const Tensor& t, std::optional<int64_t> dim, bool keepdim, OptionalD
 Tensor mean(const Tensor& t, IntArrayRef dims, bool keepdim, OptionalDType dtype) {
   TP_AUTOCAST(mean, t, dims, keepdim, dtype);
   ScalarType out = dtype.value_or(t.dtype());
-  TP_CHECK(is_floating_point(out), "[mean] could not infer output dtype. Input dtype must be either a floating point "
-           "or complex dtype. Got: ", name(out));
+  TP_CHECK(is_floating_point(out),
+           "[mean] could not infer output dtype. Input dtype must be either a floating point "
+           "or complex dtype. Got: ",
+           name(out));
   std::vector<bool> mask = dim_mask("mean", dims, t.dim());
   int64_t count = 1;
   for (int64_t d = 0; d < t.dim(); ++d)
@@ -268,9 +273,13 @@ Tensor amin(const Tensor& t, IntArrayRef dims, bool keepdim) {
   return extreme("amin", "AminBackward0", ReduceOp::Min, t, dims, keepdim);
 }
 Tensor max(const Tensor& t) {
-  TP_AUTOCAST(max, t); return extreme("max", "MaxBackward1", ReduceOp::Max, t, {}, false); }
+  TP_AUTOCAST(max, t);
+  return extreme("max", "MaxBackward1", ReduceOp::Max, t, {}, false);
+}
 Tensor min(const Tensor& t) {
-  TP_AUTOCAST(min, t); return extreme("min", "MinBackward1", ReduceOp::Min, t, {}, false); }
+  TP_AUTOCAST(min, t);
+  return extreme("min", "MinBackward1", ReduceOp::Min, t, {}, false);
+}
 
 std::pair<Tensor, Tensor> max(const Tensor& t, int64_t dim, bool keepdim) {
   TP_AUTOCAST(max, t, dim, keepdim);
@@ -317,11 +326,16 @@ Tensor norm(const Tensor& t, double p, IntArrayRef dims, bool keepdim) {
   ScalarType acc = is_reduced_float(t.dtype()) ? ScalarType::Float32 : t.dtype();
   Tensor a = abs(to(t, acc));
   Tensor out;
-  if (std::isinf(p)) out = p > 0 ? amax(a, dims, keepdim) : amin(a, dims, keepdim);
-  else if (p == 0) out = sum(ne(a, 0), dims, keepdim, acc);
-  else if (p == 1) out = sum(a, dims, keepdim);
-  else if (p == 2) out = sqrt(sum(mul(a, a), dims, keepdim));
-  else out = pow(sum(pow(a, p), dims, keepdim), 1.0 / p);
+  if (std::isinf(p))
+    out = p > 0 ? amax(a, dims, keepdim) : amin(a, dims, keepdim);
+  else if (p == 0)
+    out = sum(ne(a, 0), dims, keepdim, acc);
+  else if (p == 1)
+    out = sum(a, dims, keepdim);
+  else if (p == 2)
+    out = sqrt(sum(mul(a, a), dims, keepdim));
+  else
+    out = pow(sum(pow(a, p), dims, keepdim), 1.0 / p);
   return to(out, t.dtype());
 }
 
@@ -454,7 +468,9 @@ Tensor run_softmax(const char* op, const Tensor& t, int64_t dim, OptionalDType d
 }  // namespace
 
 Tensor softmax(const Tensor& t, int64_t dim, OptionalDType dtype) {
-  TP_AUTOCAST(softmax, t, dim, dtype); return run_softmax("softmax", t, dim, dtype, false); }
+  TP_AUTOCAST(softmax, t, dim, dtype);
+  return run_softmax("softmax", t, dim, dtype, false);
+}
 Tensor log_softmax(const Tensor& t, int64_t dim, OptionalDType dtype) {
   TP_AUTOCAST(log_softmax, t, dim, dtype);
   return run_softmax("log_softmax", t, dim, dtype, true);

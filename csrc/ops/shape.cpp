@@ -19,7 +19,8 @@ namespace {
 // view, reshape, flatten, unflatten, squeeze, unsqueeze: the gradient takes the input's shape.
 class ReshapeBackward final : public autograd::Node {
  public:
-  ReshapeBackward(const char* name, const Tensor& input) : name_(name), sizes_(input.sizes().begin(), input.sizes().end()) {}
+  ReshapeBackward(const char* name, const Tensor& input)
+      : name_(name), sizes_(input.sizes().begin(), input.sizes().end()) {}
   std::string name() const override { return name_; }
   TensorList apply(TensorList&& grads) override { return {reshape(grads[0], sizes_)}; }
 
@@ -90,8 +91,10 @@ class SplitBackward final : public autograd::Node {
   TensorList apply(TensorList&& grads) override {
     TensorList pieces;
     for (size_t i = 0; i < grads.size(); ++i) {
-      if (grads[i].defined()) pieces.push_back(grads[i]);
-      else pieces.push_back(zeros(output_meta(i).shape, output_meta(i).dtype, output_meta(i).device));
+      if (grads[i].defined())
+        pieces.push_back(grads[i]);
+      else
+        pieces.push_back(zeros(output_meta(i).shape, output_meta(i).dtype, output_meta(i).device));
     }
     return {stacked_ ? stack(pieces, dim_) : cat(pieces, dim_)};
   }
@@ -193,8 +196,7 @@ std::optional<Shape> view_strides(IntArrayRef oldshape, IntArrayRef oldstride, I
   int64_t tensor_numel = 1, view_numel = 1;
   for (int64_t tensor_d = static_cast<int64_t>(oldshape.size()) - 1; tensor_d >= 0; --tensor_d) {
     tensor_numel *= oldshape[tensor_d];
-    if (tensor_d == 0 ||
-        (oldshape[tensor_d - 1] != 1 && oldstride[tensor_d - 1] != tensor_numel * chunk_base_stride)) {
+    if (tensor_d == 0 || (oldshape[tensor_d - 1] != 1 && oldstride[tensor_d - 1] != tensor_numel * chunk_base_stride)) {
       while (view_d >= 0 && (view_numel < tensor_numel || newshape[view_d] == 1)) {
         newstride[view_d] = view_numel * chunk_base_stride;
         view_numel *= newshape[view_d];
@@ -220,8 +222,8 @@ Tensor as_strided(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, std::
   int64_t extent = 1;
   for (size_t d = 0; d < sizes.size(); ++d) {
     TP_CHECK(sizes[d] >= 0, "[as_strided] Trying to create tensor with negative dimension ", sizes[d]);
-    TP_CHECK(strides[d] >= 0, "[as_strided] Negative strides are not supported at the moment, got strides: ",
-             to_string(strides));
+    TP_CHECK(strides[d] >= 0,
+             "[as_strided] Negative strides are not supported at the moment, got strides: ", to_string(strides));
     if (sizes[d] == 0) extent = 0;
     if (extent) extent += (sizes[d] - 1) * strides[d];
   }
@@ -232,16 +234,19 @@ Tensor as_strided(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, std::
            " are out of bounds for storage of size ", available);
   Shape sz(sizes.begin(), sizes.end()), st(strides.begin(), strides.end());
   int64_t relative = offset - t.storage_offset();
-  return recorded_view<ViewScatterBackward>(t, sz, st, offset, "AsStridedBackward0", t,
-                                            [sz, st, relative](const Tensor& x) { return as_strided(x, sz, st, x.storage_offset() + relative); });
+  return recorded_view<ViewScatterBackward>(
+      t, sz, st, offset, "AsStridedBackward0", t,
+      [sz, st, relative](const Tensor& x) { return as_strided(x, sz, st, x.storage_offset() + relative); });
 }
 
 Tensor view(const Tensor& t, IntArrayRef sizes) {
   Shape shape = infer_size("view", sizes, t.numel());
   auto strides = view_strides(t.sizes(), t.strides(), shape);
-  TP_CHECK(strides.has_value(), "[view] view size is not compatible with input tensor's size and stride (at least "
+  TP_CHECK(strides.has_value(),
+           "[view] view size is not compatible with input tensor's size and stride (at least "
            "one dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
-  return recorded_view<ReshapeBackward>(t, std::move(shape), std::move(*strides), t.storage_offset(), "ViewBackward0", t);
+  return recorded_view<ReshapeBackward>(t, std::move(shape), std::move(*strides), t.storage_offset(), "ViewBackward0",
+                                        t);
 }
 
 Tensor view_dtype(const Tensor& t, ScalarType dtype) {
@@ -254,7 +259,8 @@ Tensor view_dtype(const Tensor& t, ScalarType dtype) {
 Tensor reshape(const Tensor& t, IntArrayRef sizes) {
   Shape shape = infer_size("reshape", sizes, t.numel());
   if (auto strides = view_strides(t.sizes(), t.strides(), shape))
-    return recorded_view<ReshapeBackward>(t, std::move(shape), std::move(*strides), t.storage_offset(), "ViewBackward0", t);
+    return recorded_view<ReshapeBackward>(t, std::move(shape), std::move(*strides), t.storage_offset(), "ViewBackward0",
+                                          t);
   return view(contiguous(t), shape);
 }
 
@@ -269,7 +275,8 @@ Tensor permute(const Tensor& t, IntArrayRef dims) {
     strides[i] = t.stride(d);
     inverse[d] = i;
   }
-  return recorded_view<PermuteBackward>(t, std::move(sizes), std::move(strides), t.storage_offset(), std::move(inverse));
+  return recorded_view<PermuteBackward>(t, std::move(sizes), std::move(strides), t.storage_offset(),
+                                        std::move(inverse));
 }
 
 Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
@@ -285,9 +292,10 @@ Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
 
 Tensor t(const Tensor& x) {
   TP_CHECK(x.dim() <= 2, "[t] expects a tensor with <= 2 dimensions, but self is ", x.dim(), "D");
-  if (x.dim() < 2) return recorded_view<TransposeBackward>(x, Shape(x.sizes().begin(), x.sizes().end()),
-                                                         Shape(x.strides().begin(), x.strides().end()),
-                                                         x.storage_offset(), "TBackward0", 0, 0);
+  if (x.dim() < 2)
+    return recorded_view<TransposeBackward>(x, Shape(x.sizes().begin(), x.sizes().end()),
+                                            Shape(x.strides().begin(), x.strides().end()), x.storage_offset(),
+                                            "TBackward0", 0, 0);
   return recorded_view<TransposeBackward>(x, {x.size(1), x.size(0)}, {x.stride(1), x.stride(0)}, x.storage_offset(),
                                           "TBackward0", 0, 1);
 }
@@ -339,8 +347,8 @@ Tensor expand(const Tensor& t, IntArrayRef sizes) {
     int64_t size = t.size(d);
     if (target == -1) target = size;
     TP_CHECK(size == target || size == 1, "[expand] The expanded size of the tensor (", target,
-             ") must match the existing size (", size, ") at non-singleton dimension ", i, ".  Target sizes: ",
-             to_string(sizes), ".  Tensor sizes: ", to_string(t.sizes()));
+             ") must match the existing size (", size, ") at non-singleton dimension ", i,
+             ".  Target sizes: ", to_string(sizes), ".  Tensor sizes: ", to_string(t.sizes()));
     out_sizes[i] = target;
     out_strides[i] = size == target ? t.stride(d) : 0;
   }
@@ -361,7 +369,8 @@ Tensor squeeze(const Tensor& t) {
   Shape sizes, strides;
   for (int64_t d = 0; d < t.dim(); ++d)
     if (t.size(d) != 1) sizes.push_back(t.size(d)), strides.push_back(t.stride(d));
-  return recorded_view<ReshapeBackward>(t, std::move(sizes), std::move(strides), t.storage_offset(), "SqueezeBackward0", t);
+  return recorded_view<ReshapeBackward>(t, std::move(sizes), std::move(strides), t.storage_offset(), "SqueezeBackward0",
+                                        t);
 }
 
 Tensor squeeze(const Tensor& t, IntArrayRef dims) {
@@ -370,7 +379,8 @@ Tensor squeeze(const Tensor& t, IntArrayRef dims) {
   Shape sizes, strides;
   for (int64_t d = 0; d < t.dim(); ++d)
     if (!(mask[d] && t.size(d) == 1)) sizes.push_back(t.size(d)), strides.push_back(t.stride(d));
-  return recorded_view<ReshapeBackward>(t, std::move(sizes), std::move(strides), t.storage_offset(), "SqueezeBackward1", t);
+  return recorded_view<ReshapeBackward>(t, std::move(sizes), std::move(strides), t.storage_offset(), "SqueezeBackward1",
+                                        t);
 }
 
 Tensor unsqueeze(const Tensor& t, int64_t dim) {
@@ -379,7 +389,8 @@ Tensor unsqueeze(const Tensor& t, int64_t dim) {
   int64_t stride = d < t.dim() ? t.stride(d) * t.size(d) : 1;
   sizes.insert(sizes.begin() + d, 1);
   strides.insert(strides.begin() + d, stride);
-  return recorded_view<ReshapeBackward>(t, std::move(sizes), std::move(strides), t.storage_offset(), "UnsqueezeBackward0", t);
+  return recorded_view<ReshapeBackward>(t, std::move(sizes), std::move(strides), t.storage_offset(),
+                                        "UnsqueezeBackward0", t);
 }
 
 Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim) {
@@ -415,8 +426,8 @@ Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::op
   Shape sizes(t.sizes().begin(), t.sizes().end()), strides(t.strides().begin(), t.strides().end());
   sizes[d] = length;
   strides[d] *= step;
-  return recorded_view<ViewScatterBackward>(t, std::move(sizes), std::move(strides), t.storage_offset() + lo * t.stride(d),
-                                            "SliceBackward0", t,
+  return recorded_view<ViewScatterBackward>(t, std::move(sizes), std::move(strides),
+                                            t.storage_offset() + lo * t.stride(d), "SliceBackward0", t,
                                             [d, lo, hi, step](const Tensor& x) { return slice(x, d, lo, hi, step); });
 }
 
@@ -424,8 +435,8 @@ Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
   TP_CHECK(t.dim() > 0, "[narrow] cannot be applied to a 0-dim tensor");
   int64_t d = wrap_dim("narrow", dim, t.dim());
   const int64_t size = t.size(d);
-  TP_CHECK_INDEX(start >= -size && start <= size, "[narrow] start out of range (expected to be in range of [",
-                 -size, ", ", size, "], but got ", start, ")");
+  TP_CHECK_INDEX(start >= -size && start <= size, "[narrow] start out of range (expected to be in range of [", -size,
+                 ", ", size, "], but got ", start, ")");
   if (start < 0) start += size;
   TP_CHECK(length >= 0 && start + length <= size, "[narrow] start (", start, ") + length (", length,
            ") exceeds dimension size (", size, ")");
@@ -470,7 +481,8 @@ TensorList split(const Tensor& t, int64_t split_size, int64_t dim) {
   TP_CHECK(t.dim() > 0, "[split] expects at least a 1-dimensional tensor");
   int64_t d = wrap_dim("split", dim, t.dim());
   const int64_t size = t.size(d);
-  TP_CHECK(split_size > 0 || (split_size == 0 && size == 0), "[split] split_size can only be 0 if dimension size is 0, but got dimension size of ", size);
+  TP_CHECK(split_size > 0 || (split_size == 0 && size == 0),
+           "[split] split_size can only be 0 if dimension size is 0, but got dimension size of ", size);
   Shape sizes;
   if (split_size == 0) sizes.push_back(0);
   for (int64_t start = 0; start < size; start += split_size) sizes.push_back(std::min(split_size, size - start));
@@ -563,7 +575,8 @@ Tensor stack(const TensorList& tensors, int64_t dim) {
 
 Tensor repeat(const Tensor& t, IntArrayRef repeats) {
   const int64_t n = static_cast<int64_t>(repeats.size());
-  TP_CHECK(n >= t.dim(), "[repeat] Number of dimensions of repeat dims can not be smaller than number of "
+  TP_CHECK(n >= t.dim(),
+           "[repeat] Number of dimensions of repeat dims can not be smaller than number of "
            "dimensions of tensor");
   for (int64_t r : repeats) TP_CHECK(r >= 0, "[repeat] Trying to create tensor with negative dimension ", r);
   // View t as [1, s0, 1, s1, ...], expand to [r0, s0, r1, s1, ...] and copy out.

@@ -40,7 +40,7 @@ struct UnarySpec {
   const char* name;
   UnaryOp op;
   DTypeRule rule;
-  const char* node = nullptr;        // PyTorch's name for the backward node; null: no gradient
+  const char* node = nullptr;  // PyTorch's name for the backward node; null: no gradient
   Derivative derivative = nullptr;
   uint8_t uses = kNothing;
 };
@@ -102,9 +102,7 @@ Tensor pow(const Tensor& g, const Tensor& x, const Tensor&, const Params& p) {
   if (p.a == 0) return zeros_like(g);
   return mul(g, mul(tp::pow(x, p.a - 1), p.a));
 }
-Tensor rpow(const Tensor& g, const Tensor&, const Tensor& y, const Params& p) {
-  return mul(g, mul(y, std::log(p.a)));
-}
+Tensor rpow(const Tensor& g, const Tensor&, const Tensor& y, const Params& p) { return mul(g, mul(y, std::log(p.a))); }
 }  // namespace d
 
 // clang-format off
@@ -170,16 +168,19 @@ class UnaryBackward final : public autograd::Node {
 ScalarType compute_dtype(const UnarySpec& spec, ScalarType in) {
   const bool is_bool = in == ScalarType::Bool;
   switch (spec.rule) {
-    case DTypeRule::ToFloat: return is_floating_point(in) ? in : get_default_dtype();
+    case DTypeRule::ToFloat:
+      return is_floating_point(in) ? in : get_default_dtype();
     case DTypeRule::Numeric:
       if (spec.op == UnaryOp::Neg)
-        TP_CHECK(!is_bool, "[neg] Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+        TP_CHECK(!is_bool,
+                 "[neg] Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
                  "to invert a mask, use the `~` or `logical_not()` operator instead.");
       if (spec.op == UnaryOp::Relu) TP_CHECK(!is_bool, "[relu] Boolean inputs not supported for relu");
       if (is_bool) fail_unsupported_dtype(spec.name, in);
       return in;
     case DTypeRule::Any:
-    case DTypeRule::Predicate: return in;
+    case DTypeRule::Predicate:
+      return in;
     case DTypeRule::Floating:
       if (!is_floating_point(in)) fail_unsupported_dtype(spec.name, in);
       return in;
@@ -275,13 +276,17 @@ Tensor round_(const Tensor& t, int64_t decimals) {
 
 Tensor gelu(const Tensor& t, std::string_view approximate) {
   TP_AUTOCAST(gelu, t, approximate);
-  TP_CHECK_VALUE(approximate == "none" || approximate == "tanh", "[gelu] approximate argument must be either none "
-                 "or tanh, got '", approximate, "'");
+  TP_CHECK_VALUE(approximate == "none" || approximate == "tanh",
+                 "[gelu] approximate argument must be either none "
+                 "or tanh, got '",
+                 approximate, "'");
   return run_unary(approximate == "tanh" ? kGeluTanh : kGelu, t);
 }
 
 Tensor softplus(const Tensor& t, double beta, double threshold) {
-  TP_AUTOCAST(softplus, t, beta, threshold); return run_unary(kSoftplus, t, {beta, threshold}); }
+  TP_AUTOCAST(softplus, t, beta, threshold);
+  return run_unary(kSoftplus, t, {beta, threshold});
+}
 
 Tensor nan_to_num(const Tensor& t, std::optional<double> nan, std::optional<double> posinf,
                   std::optional<double> neginf) {
@@ -291,9 +296,12 @@ Tensor nan_to_num(const Tensor& t, std::optional<double> nan, std::optional<doub
   // The defaults are the dtype's largest and lowest finite values.
   double largest = visit_dtype<DTypes::Floating>("nan_to_num", t.dtype(), [](auto x) {
     using T = decltype(x);
-    if constexpr (std::is_same_v<T, Half>) return 65504.0;
-    else if constexpr (std::is_same_v<T, BFloat16>) return static_cast<double>(float(BFloat16::from_bits(0x7F7F)));
-    else return static_cast<double>(std::numeric_limits<T>::max());
+    if constexpr (std::is_same_v<T, Half>)
+      return 65504.0;
+    else if constexpr (std::is_same_v<T, BFloat16>)
+      return static_cast<double>(float(BFloat16::from_bits(0x7F7F)));
+    else
+      return static_cast<double>(std::numeric_limits<T>::max());
   });
   return run_unary(kNanToNum, t, {nan.value_or(0.0), posinf.value_or(largest), neginf.value_or(-largest)});
 }

@@ -11,7 +11,7 @@ from tensorplay._C import *  # noqa: F401,F403  (ops, dtypes, Tensor, device, Ge
 from tensorplay._C import Tensor, device, dtype, Generator
 from tensorplay._dtypes import finfo, iinfo
 from tensorplay._size import Size
-from tensorplay._tensor import tensor, as_tensor, from_numpy, is_floating_point, numel, result_type
+from tensorplay._tensor import tensor, as_tensor, equal, from_numpy, is_floating_point, numel, result_type
 from tensorplay import amp, autograd, cpu, cuda, nn, optim
 from tensorplay import utils
 from tensorplay.amp import autocast

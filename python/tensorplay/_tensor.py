@@ -125,6 +125,13 @@ def numel(input):
     return input.numel()
 
 
+def equal(input, other):
+    """True when both tensors have the same shape and equal elements (NaN is never equal)."""
+    if not isinstance(input, Tensor) or not isinstance(other, Tensor):
+        raise TypeError(f"equal(): argument 'other' must be Tensor, not {type(other).__name__}")
+    return input.shape == other.shape and bool((input == other).all())
+
+
 def result_type(tensor1, tensor2):
     return _C._result_type(tensor1, tensor2)
 
@@ -193,6 +200,7 @@ Tensor.__format__ = _format
 Tensor.__contains__ = _contains
 Tensor.__repr__ = tensor_repr
 Tensor.new_tensor = _new_tensor
+Tensor.equal = equal
 Tensor.__array_priority__ = 1000  # numpy defers to Tensor's reflected operators
 
 _C._set_tensor_factory(tensor)
