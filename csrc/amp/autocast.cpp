@@ -22,8 +22,9 @@ ScalarType promote(const Inputs& in, DeviceType device) {
   const uint16_t floats = in.floating & ~bit(ScalarType::Float64);
   if (floats & bit(ScalarType::Float32)) return ScalarType::Float32;
   const ScalarType lower = get_dtype(device);
-  TP_CHECK((floats & ~bit(lower)) == 0, "[autocast] cannot promote a mix of float16 and bfloat16 inputs in ",
-           name(device), " autocast with dtype ", name(lower), "; cast them to one dtype first");
+  TP_CHECK((floats & ~bit(lower)) == 0, "[autocast] cannot promote: no input is float32 and some are ",
+           name(lower == ScalarType::BFloat16 ? ScalarType::Float16 : ScalarType::BFloat16), " while ", name(device),
+           " autocast uses ", name(lower), "; cast the inputs to one dtype first");
   return lower;
 }
 

@@ -49,6 +49,11 @@ enum class Policy : uint8_t {
   _(reciprocal,                       InputDtype,         Float32)                 \
   _(rsqrt,                            InputDtype,         Float32)                 \
   _(tan,                              InputDtype,         Float32)                 \
+  _(acos,                             InputDtype,         Float32)                 \
+  _(asin,                             InputDtype,         Float32)                 \
+  _(cosh,                             InputDtype,         Float32)                 \
+  _(sinh,                             InputDtype,         Float32)                 \
+  _(erfinv,                           InputDtype,         Float32)                 \
   _(pow,                              InputDtype,         Float32)                 \
   _(softplus,                         InputDtype,         Float32)                 \
   _(layer_norm,                       InputDtype,         Float32)                 \
@@ -92,6 +97,7 @@ enum class Policy : uint8_t {
   _(sqrt,                             InputDtype,         InputDtype)              \
   _(sin,                              InputDtype,         InputDtype)              \
   _(cos,                              InputDtype,         InputDtype)              \
+  _(atan,                             InputDtype,         InputDtype)              \
   _(tanh,                             InputDtype,         InputDtype)              \
   _(sigmoid,                          InputDtype,         InputDtype)              \
   _(erf,                              InputDtype,         InputDtype)              \

@@ -27,6 +27,12 @@ void amp_foreach_non_finite_check_and_unscale_(const TensorList& grads, const Te
     TP_CHECK(g.device() == found_inf.device(), "[", op, "] a gradient is on ", g.device().str(),
              " but found_inf is on ", found_inf.device().str());
     TP_CHECK(g.is_floating_point(), "[", op, "] gradients must be floating point, got ", name(g.dtype()));
+    // An expanded gradient would be scaled once per alias of each element.
+    for (int64_t d = 0; d < g.dim() && g.numel() > 0; ++d)
+      TP_CHECK(g.stride(d) != 0 || g.size(d) <= 1, "[", op,
+               "] unsupported operation: more than one element of the "
+               "written-to tensor refers to a single memory location. Please clone() the tensor before performing "
+               "the operation.");
   }
   for (const Tensor& g : grads) {
     if (g.numel() == 0) continue;

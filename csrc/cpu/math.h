@@ -23,6 +23,33 @@ template <class M> inline M gelu_tanh(M x) {
   return M(0.5) * x * (M(1) + std::tanh(kBeta * (x + kKappa * x * x * x)));
 }
 
+// The inverse error function: Giles' polynomial approximation ("Approximating the erfinv
+// function", 2010), good to single precision, then Newton steps on erf(y) = x in M's precision.
+template <class M> inline M erfinv(M x) {
+  if (!(std::fabs(x) < M(1))) {
+    if (std::fabs(x) == M(1)) return std::copysign(std::numeric_limits<M>::infinity(), x);
+    return std::numeric_limits<M>::quiet_NaN();  // |x| > 1 or NaN
+  }
+  double w = -std::log((1.0 - x) * (1.0 + x)), p;
+  if (w < 5.0) {
+    w -= 2.5;
+    p = 2.81022636e-08;
+    for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503, -0.00417768164,
+                     0.246640727, 1.50140941})
+      p = c + p * w;
+  } else {
+    w = std::sqrt(w) - 3.0;
+    p = -0.000200214257;
+    for (double c : {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613, 0.00943887047,
+                     1.00167406, 2.83297682})
+      p = c + p * w;
+  }
+  double y = p * x;
+  constexpr double kTwoOverSqrtPi = 1.12837916709551257390;
+  for (int i = 0; i < 2; ++i) y -= (std::erf(y) - x) / (kTwoOverSqrtPi * std::exp(-y * y));
+  return static_cast<M>(y);
+}
+
 template <class M> inline M softplus(M x, M beta, M threshold) {
   return x * beta > threshold ? x : std::log1p(std::exp(x * beta)) / beta;
 }

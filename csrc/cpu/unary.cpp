@@ -49,9 +49,15 @@ void unary_floating(UnaryOp op, const Tensor& out, const Tensor& in, double p0, 
     case UnaryOp::Sin: return m([](M x) { return std::sin(x); });
     case UnaryOp::Cos: return m([](M x) { return std::cos(x); });
     case UnaryOp::Tan: return m([](M x) { return std::tan(x); });
+    case UnaryOp::Asin: return m([](M x) { return std::asin(x); });
+    case UnaryOp::Acos: return m([](M x) { return std::acos(x); });
+    case UnaryOp::Atan: return m([](M x) { return std::atan(x); });
+    case UnaryOp::Sinh: return m([](M x) { return std::sinh(x); });
+    case UnaryOp::Cosh: return m([](M x) { return std::cosh(x); });
     case UnaryOp::Tanh: return m([](M x) { return std::tanh(x); });
     case UnaryOp::Sigmoid: return m([](M x) { return math::sigmoid(x); });
     case UnaryOp::Erf: return m([](M x) { return std::erf(x); });
+    case UnaryOp::Erfinv: return m([](M x) { return math::erfinv(x); });
     case UnaryOp::Floor: return m([](M x) { return std::floor(x); });
     case UnaryOp::Ceil: return m([](M x) { return std::ceil(x); });
     case UnaryOp::Round: return m([](M x) { return std::nearbyint(x); });

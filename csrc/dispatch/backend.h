@@ -18,7 +18,7 @@ class Generator;
 
 enum class UnaryOp : uint8_t {
   Neg, Abs, Sign, Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Sqrt, Rsqrt, Reciprocal,
-  Sin, Cos, Tan, Tanh, Sigmoid, Erf, Floor, Ceil, Round, Trunc, Relu, Gelu, GeluTanh, Silu,
+  Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Tanh, Sigmoid, Erf, Erfinv, Floor, Ceil, Round, Trunc, Relu, Gelu, GeluTanh, Silu,
   Softplus,    // params: beta, threshold
   RoundDecimals,  // params: decimals
   NanToNum,    // params: nan, posinf, neginf

@@ -79,6 +79,8 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const std::optional<T
   expected.erase(expected.begin() + 1);
   TP_CHECK_VALUE(std::ranges::equal(y.sizes(), expected), "[nll_loss] Expected target of shape ", to_string(expected),
                  " for input of shape ", to_string(input.sizes()), ", got target of shape ", to_string(target.sizes()));
+  TP_CHECK(!weight || weight->dtype() == input.dtype(), "[nll_loss] expected weight of dtype ", name(input.dtype()),
+           " (the input's), got ", name(weight->dtype()));
   TP_CHECK(!weight || weight->numel() == C, "[nll_loss] weight tensor should be defined either for all ", C,
            " classes or no classes but got weight tensor of shape: ", to_string(weight->sizes()));
   Tensor ignored = eq(y, ignore_index);
@@ -147,6 +149,9 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std
                             std::string_view reduction) {
   TP_AUTOCAST(binary_cross_entropy, input, target, weight, reduction);
   check_same_shape("binary_cross_entropy", input, target);
+  TP_CHECK(target.dtype() == input.dtype() && (!weight || weight->dtype() == input.dtype()),
+           "[binary_cross_entropy] expected target and weight of dtype ", name(input.dtype()), " (the input's), got ",
+           name(target.dtype()), weight ? " and " + std::string(name(weight->dtype())) : std::string());
   if (input.numel()) {
     TP_CHECK(amin(input).item<double>() >= 0 && amax(input).item<double>() <= 1,
              "[binary_cross_entropy] all elements "

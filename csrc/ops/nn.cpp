@@ -25,6 +25,8 @@ Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Ten
 
 Tensor prelu(const Tensor& input, const Tensor& weight) {
   TP_AUTOCAST(prelu, input, weight);
+  TP_CHECK(input.dtype() == weight.dtype(), "[prelu] Type promoting not supported: input is ", name(input.dtype()),
+           " and weight is ", name(weight.dtype()));
   TP_CHECK(weight.dim() <= 1, "[prelu] Expected `weight` to be a scalar or 1D tensor, but got: ndim = ", weight.dim());
   const int64_t channels = input.dim() >= 2 ? input.size(1) : 1;
   TP_CHECK(weight.numel() == 1 || weight.numel() == channels,
@@ -85,6 +87,30 @@ Tensor per_channel(const Tensor& v, int64_t ndim) {
 
 }  // namespace
 
+namespace {
+
+// The norms' parameters share the input's dtype, except that a 16-bit input may come with
+// float32 parameters: the usual case under autocast, where a bfloat16 activation meets a norm
+// whose weights stay float32. The output keeps the input's dtype (PyTorch's rule on CPU).
+void check_norm_params(const char* op, const Tensor& input, std::initializer_list<const std::optional<Tensor>*> params) {
+  for (const std::optional<Tensor>* p : params) {
+    if (!*p || (*p)->dtype() == input.dtype()) continue;
+    if (is_reduced_float(input.dtype()))
+      TP_CHECK((*p)->dtype() == ScalarType::Float32, "[", op, "] mixed dtype (CPU): expect parameter to have scalar "
+               "type of Float or ", name(input.dtype()), ", got ", name((*p)->dtype()));
+    else
+      TP_FAIL("[", op, "] mixed dtype (CPU): all inputs must share same datatype, got input of dtype ",
+              name(input.dtype()), " and a parameter of dtype ", name((*p)->dtype()));
+  }
+}
+
+// 16-bit inputs are normalised in float32 and rounded once at the end.
+Tensor compute_input(const Tensor& input) {
+  return is_reduced_float(input.dtype()) ? to(input, ScalarType::Float32) : input;
+}
+
+}  // namespace
+
 Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& running_mean,
                   const std::optional<Tensor>& running_var, const std::optional<Tensor>& weight,
                   const std::optional<Tensor>& bias, bool training, double momentum, double eps) {
@@ -95,14 +121,16 @@ Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& running_mean
   for (const auto* v : {&running_mean, &running_var, &weight, &bias})
     TP_CHECK(!*v || (*v)->numel() == C, "[batch_norm] running stats, weight and bias must have ", C, " elements, got ",
              to_string((*v)->sizes()));
+  check_norm_params("batch_norm", input, {&running_mean, &running_var, &weight, &bias});
   Shape dims = all_but_channels(input);
+  Tensor x = compute_input(input);
   Tensor mean, var;
   if (training) {
     const int64_t count = input.numel() / std::max<int64_t>(C, 1);
     TP_CHECK_VALUE(count > 1, "[batch_norm] Expected more than 1 value per channel when training, got input size ",
                    to_string(input.sizes()));
-    mean = tp::mean(input, dims);
-    var = tp::var(input, dims, 0);  // normalise with the biased variance
+    mean = tp::mean(x, dims);
+    var = tp::var(x, dims, 0);  // normalise with the biased variance
     if (running_mean && running_var) {
       NoGradGuard no_grad;  // the running statistics are buffers, not part of the graph
       Tensor unbiased = mul(var.detach(), static_cast<double>(count) / static_cast<double>(count - 1));
@@ -112,13 +140,13 @@ Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& running_mean
   } else {
     TP_CHECK(running_mean && running_var,
              "[batch_norm] running_mean and running_var must be defined in evaluation mode");
-    mean = to(*running_mean, input.dtype());
-    var = to(*running_var, input.dtype());
+    mean = to(*running_mean, x.dtype());
+    var = to(*running_var, x.dtype());
   }
-  Tensor out = mul(sub(input, per_channel(mean, input.dim())), per_channel(rsqrt(add(var, eps)), input.dim()));
+  Tensor out = mul(sub(x, per_channel(mean, input.dim())), per_channel(rsqrt(add(var, eps)), input.dim()));
   if (weight) out = mul(out, per_channel(*weight, input.dim()));
   if (bias) out = add(out, per_channel(*bias, input.dim()));
-  return out;
+  return to(out, input.dtype());
 }
 
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
@@ -130,16 +158,15 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::
   TP_CHECK(fits, "[layer_norm] Given normalized_shape=", to_string(normalized_shape),
            ", expected input with shape [*, ", to_string(normalized_shape).substr(1), ", but got input of size",
            to_string(input.sizes()));
+  check_norm_params("layer_norm", input, {&weight, &bias});
   Shape dims;
   for (int64_t d = input.dim() - k; d < input.dim(); ++d) dims.push_back(d);
-  // 16-bit inputs are normalised in float32 and rounded once.
-  Tensor x = is_reduced_float(input.dtype()) ? to(input, ScalarType::Float32) : input;
+  Tensor x = compute_input(input);
   Tensor centered = sub(x, mean(x, dims, true));
   Tensor out = mul(centered, rsqrt(add(mean(mul(centered, centered), dims, true), eps)));
-  out = to(out, input.dtype());
   if (weight) out = mul(out, *weight);
   if (bias) out = add(out, *bias);
-  return out;
+  return to(out, input.dtype());
 }
 
 Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight,
@@ -151,14 +178,13 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<T
            "[group_norm] Expected number of channels in input to be divisible "
            "by num_groups, but got input of shape ",
            to_string(input.sizes()), " and num_groups=", num_groups);
-  Tensor x = is_reduced_float(input.dtype()) ? to(input, ScalarType::Float32) : input;
-  Tensor grouped = reshape(x, {N, num_groups, -1});
+  check_norm_params("group_norm", input, {&weight, &bias});
+  Tensor grouped = reshape(compute_input(input), {N, num_groups, -1});
   Tensor centered = sub(grouped, mean(grouped, {2}, true));
-  Tensor out = mul(centered, rsqrt(add(mean(mul(centered, centered), {2}, true), eps)));
-  out = to(reshape(out, input.sizes()), input.dtype());
+  Tensor out = reshape(mul(centered, rsqrt(add(mean(mul(centered, centered), {2}, true), eps))), input.sizes());
   if (weight) out = mul(out, per_channel(*weight, input.dim()));
   if (bias) out = add(out, per_channel(*bias, input.dim()));
-  return out;
+  return to(out, input.dtype());
 }
 
 namespace {

@@ -116,7 +116,7 @@ Tensor nonzero(const Tensor& t);
 // ---- unary.cpp ----
 #define TP_UNARY_OPS(_) \
   _(neg) _(abs) _(sign) _(exp) _(exp2) _(expm1) _(log) _(log2) _(log10) _(log1p) _(sqrt) _(rsqrt) \
-  _(reciprocal) _(sin) _(cos) _(tan) _(tanh) _(sigmoid) _(erf) _(floor) _(ceil) _(trunc) _(relu) _(silu) \
+  _(reciprocal) _(sin) _(cos) _(tan) _(asin) _(acos) _(atan) _(sinh) _(cosh) _(tanh) _(sigmoid) _(erf) _(erfinv) _(floor) _(ceil) _(trunc) _(relu) _(silu) \
   _(bitwise_not) _(logical_not) _(isnan) _(isinf) _(isfinite)
 #define TP_DECLARE_UNARY(name) Tensor name(const Tensor& t);
 TP_UNARY_OPS(TP_DECLARE_UNARY)

@@ -63,6 +63,20 @@ Tensor reciprocal(const Tensor& g, const Tensor&, const Tensor& y, const Params&
 Tensor sin(const Tensor& g, const Tensor& x, const Tensor&, const Params&) { return mul(g, cos(x)); }
 Tensor cos(const Tensor& g, const Tensor& x, const Tensor&, const Params&) { return mul(g, tp::neg(tp::sin(x))); }
 Tensor tan(const Tensor& g, const Tensor&, const Tensor& y, const Params&) { return mul(g, add(mul(y, y), 1)); }
+// d/dx asin(x) = 1 / sqrt(1 - x^2), acos = -asin', atan = 1 / (1 + x^2).
+Tensor asin(const Tensor& g, const Tensor& x, const Tensor&, const Params&) {
+  return div(g, tp::sqrt(rsub(mul(x, x), 1)));
+}
+Tensor acos(const Tensor& g, const Tensor& x, const Tensor&, const Params&) {
+  return tp::neg(div(g, tp::sqrt(rsub(mul(x, x), 1))));
+}
+Tensor atan(const Tensor& g, const Tensor& x, const Tensor&, const Params&) { return div(g, add(mul(x, x), 1)); }
+Tensor sinh(const Tensor& g, const Tensor& x, const Tensor&, const Params&) { return mul(g, tp::cosh(x)); }
+Tensor cosh(const Tensor& g, const Tensor& x, const Tensor&, const Params&) { return mul(g, tp::sinh(x)); }
+// y = erfinv(x) means x = erf(y), so dy/dx = 1 / erf'(y) = sqrt(pi) / 2 * exp(y^2).
+Tensor erfinv(const Tensor& g, const Tensor&, const Tensor& y, const Params&) {
+  return mul(g, mul(tp::exp(mul(y, y)), std::sqrt(pi) / 2));
+}
 Tensor tanh(const Tensor& g, const Tensor&, const Tensor& y, const Params&) { return mul(g, rsub(mul(y, y), 1)); }
 Tensor sigmoid(const Tensor& g, const Tensor&, const Tensor& y, const Params&) { return mul(g, mul(y, rsub(y, 1))); }
 Tensor erf(const Tensor& g, const Tensor& x, const Tensor&, const Params&) {
@@ -122,6 +136,12 @@ constexpr UnarySpec kReciprocal{"reciprocal", UnaryOp::Reciprocal, DTypeRule::To
 constexpr UnarySpec kSin{"sin", UnaryOp::Sin, DTypeRule::ToFloat, "SinBackward0", d::sin, kInput};
 constexpr UnarySpec kCos{"cos", UnaryOp::Cos, DTypeRule::ToFloat, "CosBackward0", d::cos, kInput};
 constexpr UnarySpec kTan{"tan", UnaryOp::Tan, DTypeRule::ToFloat, "TanBackward0", d::tan, kOutput};
+constexpr UnarySpec kAsin{"asin", UnaryOp::Asin, DTypeRule::ToFloat, "AsinBackward0", d::asin, kInput};
+constexpr UnarySpec kAcos{"acos", UnaryOp::Acos, DTypeRule::ToFloat, "AcosBackward0", d::acos, kInput};
+constexpr UnarySpec kAtan{"atan", UnaryOp::Atan, DTypeRule::ToFloat, "AtanBackward0", d::atan, kInput};
+constexpr UnarySpec kSinh{"sinh", UnaryOp::Sinh, DTypeRule::ToFloat, "SinhBackward0", d::sinh, kInput};
+constexpr UnarySpec kCosh{"cosh", UnaryOp::Cosh, DTypeRule::ToFloat, "CoshBackward0", d::cosh, kInput};
+constexpr UnarySpec kErfinv{"erfinv", UnaryOp::Erfinv, DTypeRule::ToFloat, "ErfinvBackward0", d::erfinv, kOutput};
 constexpr UnarySpec kTanh{"tanh", UnaryOp::Tanh, DTypeRule::ToFloat, "TanhBackward0", d::tanh, kOutput};
 constexpr UnarySpec kSigmoid{"sigmoid", UnaryOp::Sigmoid, DTypeRule::ToFloat, "SigmoidBackward0", d::sigmoid, kOutput};
 constexpr UnarySpec kErf{"erf", UnaryOp::Erf, DTypeRule::ToFloat, "ErfBackward0", d::erf, kInput};
@@ -248,6 +268,12 @@ TP_DEFINE_UNARY(reciprocal, kReciprocal)
 TP_DEFINE_UNARY(sin, kSin)
 TP_DEFINE_UNARY(cos, kCos)
 TP_DEFINE_UNARY(tan, kTan)
+TP_DEFINE_UNARY(asin, kAsin)
+TP_DEFINE_UNARY(acos, kAcos)
+TP_DEFINE_UNARY(atan, kAtan)
+TP_DEFINE_UNARY(sinh, kSinh)
+TP_DEFINE_UNARY(cosh, kCosh)
+TP_DEFINE_UNARY(erfinv, kErfinv)
 TP_DEFINE_UNARY(tanh, kTanh)
 TP_DEFINE_UNARY(sigmoid, kSigmoid)
 TP_DEFINE_UNARY(erf, kErf)

@@ -9,6 +9,7 @@ tensor(54.)
 from tensorplay import _C
 from tensorplay._C import *  # noqa: F401,F403  (ops, dtypes, Tensor, device, Generator)
 from tensorplay._C import Tensor, device, dtype, Generator
+from tensorplay._C import _amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_
 from tensorplay._dtypes import finfo, iinfo
 from tensorplay._size import Size
 from tensorplay._tensor import tensor, as_tensor, equal, from_numpy, is_floating_point, numel, result_type

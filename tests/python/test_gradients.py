@@ -65,7 +65,8 @@ NOT_DIFFERENTIABLE = {
 
 # Every floating op of the table that torch differentiates (zero gradients of the flat ops included).
 GRADIENT_OPS = """
-    neg abs exp exp2 expm1 log log2 log10 log1p sqrt rsqrt reciprocal sin cos tan tanh sigmoid erf
+    neg abs exp exp2 expm1 log log2 log10 log1p sqrt rsqrt reciprocal sin cos tan asin acos atan sinh cosh tanh
+    sigmoid erf erfinv
     floor ceil round round.decimals2 trunc relu silu gelu gelu.tanh softplus softplus.beta2
     nan_to_num nan_to_num.values clamp clamp.min clamp.max clamp.float_bounds clamp.min_gt_max clamp.tensor
     clip clip.tensor square

@@ -126,7 +126,10 @@ def gelu(input, approximate="none"):
 
 
 def silu(input, inplace=False):
-    return input.copy_(input.silu()) if inplace else input.silu()
+    if inplace:
+        # silu's backward needs its input, which copy_ overwrites: run it on a clone, which the graph keeps instead.
+        return input.copy_(input.clone().silu())
+    return input.silu()
 
 
 def tanh(input):

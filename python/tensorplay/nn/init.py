@@ -5,6 +5,7 @@ import math
 import warnings
 
 from tensorplay import _C
+from tensorplay._tensor import from_numpy
 from tensorplay.autograd.grad_mode import no_grad
 
 
@@ -161,4 +162,4 @@ def orthogonal_(tensor, gain=1, generator=None):
     if rows < cols:
         q = q.T
     with no_grad():
-        return tensor.copy_(_C.from_numpy(np.ascontiguousarray(q * gain)).reshape(tuple(tensor.shape)))
+        return tensor.copy_(from_numpy(np.ascontiguousarray(q * gain)).reshape(tuple(tensor.shape)))

@@ -143,7 +143,8 @@ class Optimizer:
         return params, [p.grad for p in params]
 
     def _state_list(self, params, key):
-        return [self.state[p].get(key) for p in params]
+        # Looked up without indexing the defaultdict, which would leave an empty entry for every parameter.
+        return [self.state[p].get(key) if p in self.state else None for p in params]
 
     def _store(self, params, key, values):
         for p, v in zip(params, values):

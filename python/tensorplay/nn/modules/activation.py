@@ -127,6 +127,9 @@ class MultiheadAttention(Module):
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
                 average_attn_weights=True, is_causal=False):
+        if is_causal and attn_mask is None:
+            # As in torch, is_causal only hints that attn_mask is causal; the mask itself is required.
+            raise RuntimeError("Need attn_mask if specifying the is_causal hint.")
         batched = query.dim() == 3
         if not batched:
             query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
@@ -144,8 +147,6 @@ class MultiheadAttention(Module):
         k = F.linear(key, w_k, b_k).reshape(S, N, H, D).permute(1, 2, 0, 3)
         v = F.linear(value, w_v, b_v).reshape(S, N, H, D).permute(1, 2, 0, 3)
         scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(D))
-        if is_causal and attn_mask is None:
-            attn_mask = _C.arange(S).unsqueeze(0) > _C.arange(L).unsqueeze(1)  # True: a future position
         if attn_mask is not None:
             mask = attn_mask if attn_mask.dim() == 2 else attn_mask.reshape(N, H, L, S)
             scores = scores.masked_fill(mask, float("-inf")) if mask.dtype == _C.bool else scores + mask

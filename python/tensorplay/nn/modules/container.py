@@ -2,7 +2,14 @@
 
 from collections import OrderedDict
 
-from tensorplay.nn.modules.module import Module
+from tensorplay.nn.modules.module import Module, _addindent
+
+
+def _renumber(container, modules):
+    """Re-registers modules under the keys '0'..'n-1', so that the keys stay positions after a removal or insertion."""
+    container._modules.clear()
+    for i, module in enumerate(modules):
+        container.add_module(str(i), module)
 
 
 class Sequential(Module):
@@ -38,9 +45,19 @@ class Sequential(Module):
         self.add_module(key, module)
 
     def __delitem__(self, idx):
-        keys = list(self._modules.keys())
-        for key in keys[idx] if isinstance(idx, slice) else [keys[self._index(idx)]]:
-            del self._modules[key]
+        modules = list(self._modules.values())
+        del modules[idx if isinstance(idx, slice) else self._index(idx)]
+        _renumber(self, modules)
+
+    def __add__(self, other):
+        if not isinstance(other, Sequential):
+            raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given.")
+        return Sequential(*self, *other)
+
+    def __iadd__(self, other):
+        if not isinstance(other, Sequential):
+            raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given.")
+        return self.extend(other)
 
     def _index(self, idx):
         n = len(self._modules)
@@ -51,6 +68,25 @@ class Sequential(Module):
     def append(self, module):
         self.add_module(str(len(self)), module)
         return self
+
+    def extend(self, sequential):
+        for module in sequential:
+            self.append(module)
+        return self
+
+    def insert(self, index, module):
+        n = len(self)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index}")
+        modules = list(self._modules.values())
+        modules.insert(index, module)
+        _renumber(self, modules)
+        return self
+
+    def pop(self, idx):
+        module = self[idx]
+        del self[idx]
+        return module
 
 
 class ModuleList(Module):
@@ -76,11 +112,9 @@ class ModuleList(Module):
         self.add_module(self._index(idx), module)
 
     def __delitem__(self, idx):
-        items = list(self._modules.values())
-        del items[idx]
-        self._modules.clear()
-        for i, module in enumerate(items):
-            self.add_module(str(i), module)
+        modules = list(self._modules.values())
+        del modules[idx]
+        _renumber(self, modules)
 
     def __len__(self):
         return len(self._modules)
@@ -90,6 +124,9 @@ class ModuleList(Module):
 
     def __iadd__(self, modules):
         return self.extend(modules)
+
+    def __add__(self, other):
+        return ModuleList([*self, *other])
 
     def append(self, module):
         self.add_module(str(len(self)), module)
@@ -101,11 +138,33 @@ class ModuleList(Module):
         return self
 
     def insert(self, index, module):
-        items = list(self._modules.values())
-        items.insert(index, module)
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self.add_module(str(i), m)
+        modules = list(self._modules.values())
+        modules.insert(index, module)
+        _renumber(self, modules)
+
+    def pop(self, idx):
+        module = self[idx]
+        del self[idx]
+        return module
+
+    def __repr__(self):
+        # Like torch, runs of consecutive children with the same repr print once: "(0-2): 3 x Linear(...)".
+        reprs = [repr(module) for module in self]
+        if not reprs:
+            return self._get_name() + "()"
+        runs = []  # [first index, last index, repr]
+        for i, text in enumerate(reprs):
+            if runs and runs[-1][2] == text:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, text])
+        lines = []
+        for first, last, text in runs:
+            if first == last:
+                lines.append(_addindent(f"({first}): {text}", 2))
+            else:
+                lines.append(_addindent(f"({first}-{last}): {last - first + 1} x {text}", 2))
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
     def forward(self):
         raise NotImplementedError("ModuleList has no forward; iterate over its modules")

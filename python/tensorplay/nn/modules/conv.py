@@ -29,6 +29,9 @@ class _ConvNd(Module):
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size = _ntuple(kernel_size, spatial)
         self.stride = _ntuple(stride, spatial)
+        if padding == "same" and not transposed and any(s != 1 for s in self.stride):
+            # Caught here, at construction, as torch does, rather than at the first forward.
+            raise ValueError("padding='same' is not supported for strided convolutions")
         self.padding = padding if isinstance(padding, str) else _ntuple(padding, spatial)
         self.dilation = _ntuple(dilation, spatial)
         self.transposed = transposed

@@ -291,7 +291,7 @@ class Module:
                     self._assign(key, value)
                 else:
                     target.copy_(value)
-        unexpected = [key for key in state_dict if key not in expected]
+        unexpected = self._unexpected_keys(list(state_dict))
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ". ")
@@ -300,6 +300,19 @@ class Module:
         if errors:
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors))
         return _IncompatibleKeys(missing, unexpected)
+
+    def _unexpected_keys(self, keys, prefix=""):
+        """The keys naming nothing in this module tree, module by module with the root first, as torch lists them."""
+        known = set(self._modules)
+        known.update(name for name, param in self._parameters.items() if param is not None)
+        known.update(name for name, buf in self._buffers.items()
+                     if buf is not None and name not in self._non_persistent_buffers_set)
+        unexpected = [key for key in keys if key[len(prefix):].split(".", 1)[0] not in known]
+        for name, module in self._modules.items():
+            if module is not None:
+                child = prefix + name + "."
+                unexpected += module._unexpected_keys([key for key in keys if key.startswith(child)], child)
+        return unexpected
 
     def _assign(self, key, value):
         path, _, name = key.rpartition(".")

@@ -1,0 +1,239 @@
+"""tensorplay.nn.functional called directly, against torch.nn.functional.
+
+test_functional_matches_torch (ids `<function>-<variant>`) calls F.<function> in both libraries
+on the same inputs: results and the gradients of every floating input must agree. Then the
+functions with state or options the generic check cannot express: batch_norm's running statistics,
+softmax's implicit dim and dtype, one_hot, in-place activations.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import tensorplay
+from nn_testing import NoGrad, assert_same, compare_functional, to_numpy, tp_tensor
+
+
+def randn(*shape, seed=0, scale=1.0):
+    return (np.random.default_rng(seed).standard_normal(shape) * scale).astype(np.float32)
+
+
+def f(name, variant, *args, rtol=1e-4, atol=1e-5, **kwargs):
+    return pytest.param(name, list(args), kwargs, rtol, atol, id=f"{name}-{variant}")
+
+
+X4 = randn(2, 3, 8, 8, seed=1)
+W_CONV = randn(4, 3, 3, 3, seed=2)
+B_CONV = randn(4, seed=3)
+IMG = randn(2, 3, 5, 6, seed=4)
+
+# scaled_dot_product_attention: batch 2, heads 3, L=5 queries, S=7 keys, E=4, Ev=6.
+Q, K, V = randn(2, 3, 5, 4, seed=5), randn(2, 3, 7, 4, seed=6), randn(2, 3, 7, 6, seed=7)
+QS = randn(2, 3, 7, 4, seed=8)  # L == S for the causal self-attention cases
+BOOL_MASK = np.random.default_rng(9).random((5, 7)) < 0.6  # True: the query may attend to the key
+BOOL_MASK[:, 0] = True  # no query loses all its keys
+
+FUNCTIONAL_CASES = [
+    # ---- linear / convolution ----
+    f("linear", "bias", randn(3, 5), randn(4, 5, seed=1), randn(4, seed=2)),
+    f("linear", "no_bias", randn(2, 3, 5), randn(4, 5, seed=1)),
+    f("bilinear", "bias", randn(4, 3), randn(4, 2, seed=1), randn(5, 3, 2, seed=2), randn(5, seed=3)),
+    f("conv1d", "stride2_pad1_dil2", randn(2, 3, 11), randn(4, 3, 3, seed=1), randn(4, seed=2), stride=2, padding=1,
+      dilation=2),
+    f("conv1d", "same", randn(2, 4, 11), randn(6, 2, 4, seed=1), None, padding="same", groups=2),
+    f("conv2d", "basic", X4, W_CONV, B_CONV),
+    f("conv2d", "stride_tuple_padding_tuple", X4, W_CONV, B_CONV, stride=(2, 1), padding=(0, 2)),
+    f("conv2d", "dilation", X4, W_CONV, None, dilation=(2, 1), padding=1),
+    f("conv2d", "groups3", X4, randn(6, 1, 3, 3, seed=2), None, groups=3),
+    f("conv2d", "same", X4, W_CONV, B_CONV, padding="same"),
+    f("conv2d", "same_even_dilated", X4, randn(4, 3, 2, 4, seed=2), B_CONV, padding="same", dilation=(3, 1)),
+    f("conv2d", "valid", X4, W_CONV, B_CONV, padding="valid"),
+    f("conv_transpose2d", "basic", X4, randn(3, 2, 3, 3, seed=2), randn(2, seed=3)),
+    f("conv_transpose2d", "stride2_pad1_outpad1", X4, randn(3, 2, 3, 3, seed=2), None, stride=2, padding=1,
+      output_padding=1),
+    f("conv_transpose2d", "groups3_dilation2", X4, randn(3, 2, 3, 3, seed=2), randn(6, seed=3), groups=3,
+      dilation=2),
+    f("conv_transpose2d", "rect_stride", X4, randn(3, 2, 2, 3, seed=2), None, stride=(2, 3), padding=(0, 1)),
+    # ---- pooling ----
+    f("max_pool2d", "k2", X4, 2),
+    f("max_pool2d", "k3_s2_p1_ceil", X4, 3, stride=2, padding=1, ceil_mode=True),
+    f("max_pool2d", "return_indices", X4, 3, stride=2, return_indices=True),
+    f("max_pool2d", "dilation", X4, 2, stride=2, dilation=2),
+    f("max_pool2d", "ties_gradient_to_first_max", np.floor(X4 * 1.5).astype(np.float32), 3, stride=1, padding=1),
+    f("max_pool2d", "padding_with_negative_input", -np.abs(X4) - 1, 2, stride=2, padding=1),
+    f("avg_pool2d", "k2", X4, 2),
+    f("avg_pool2d", "k3_s2_p1", X4, 3, stride=2, padding=1),
+    f("avg_pool2d", "exclude_pad", X4, 3, stride=2, padding=1, count_include_pad=False),
+    f("avg_pool2d", "ceil_mode", randn(1, 2, 7, 7), 2, ceil_mode=True),
+    f("avg_pool2d", "ceil_mode_pad_exclude", randn(1, 2, 7, 7), 3, stride=2, padding=1, ceil_mode=True,
+      count_include_pad=False),
+    f("avg_pool2d", "divisor_override", X4, 3, stride=1, divisor_override=5),
+    f("adaptive_avg_pool2d", "3x3_from_8x8", X4, 3),
+    f("adaptive_avg_pool2d", "5x2_from_5x6", IMG, (5, 2)),
+    # ---- activations ----
+    f("relu", "basic", randn(4, 5)),
+    f("relu", "zeros_get_zero_gradient", np.array([[0.0, -1.0, 2.0, 0.0]], dtype=np.float32)),
+    f("leaky_relu", "at_zero", np.array([[0.0, -1.0, 2.0, 0.0]], dtype=np.float32), 0.1),
+    f("leaky_relu", "slope_0.3", randn(4, 5), 0.3),
+    f("gelu", "none", randn(4, 5)),
+    f("gelu", "tanh", randn(4, 5), approximate="tanh"),
+    f("silu", "basic", randn(4, 5)),
+    f("tanh", "basic", randn(4, 5)),
+    f("sigmoid", "basic", randn(4, 5)),
+    f("softplus", "default", randn(4, 5, scale=5)),
+    f("softplus", "beta2_threshold3", randn(4, 5, scale=5), beta=2.0, threshold=3.0),
+    f("softmax", "dim1", randn(3, 4, 5), dim=1),
+    f("softmax", "dim_neg1", randn(3, 4, 5), dim=-1),
+    f("softmax", "large_values", randn(3, 5, scale=100), dim=1),
+    f("log_softmax", "dim0", randn(3, 4), dim=0),
+    f("log_softmax", "large_values", randn(3, 5, scale=100), dim=-1),
+    # ---- normalisation ----
+    f("layer_norm", "last_dim", randn(3, 4, 5), (5,), randn(5, seed=1), randn(5, seed=2)),
+    f("layer_norm", "two_dims_no_affine", randn(3, 4, 5), (4, 5)),
+    f("layer_norm", "eps_0.1", randn(3, 5), (5,), eps=0.1),
+    f("group_norm", "affine", X4, 3, randn(3, seed=1), randn(3, seed=2)),
+    f("group_norm", "no_affine", X4, 1),
+    f("batch_norm", "eval_running_stats", X4, NoGrad(randn(3, seed=1)), NoGrad(np.abs(randn(3, seed=2)) + 0.5),
+      randn(3, seed=3), randn(3, seed=4)),
+    f("batch_norm", "train_no_running_stats", X4, None, None, randn(3, seed=3), randn(3, seed=4), training=True),
+    # ---- embedding ----
+    f("embedding", "basic", np.array([[0, 2, 2], [4, 1, 0]]), randn(5, 3)),
+    f("embedding", "padding_idx", np.array([[0, 2, 2], [4, 1, 0]]), randn(5, 3), padding_idx=2),
+    # ---- pad ----
+    f("pad", "constant_last_dim", IMG, (1, 2)),
+    f("pad", "constant_two_dims_value", IMG, (1, 2, 3, 0), value=1.5),
+    f("pad", "constant_three_dims", IMG, (0, 1, 2, 0, 1, 1), mode="constant", value=-2.0),
+    f("pad", "constant_negative_crops", IMG, (-1, 2, 1, -2)),
+    f("pad", "reflect_3d", randn(2, 3, 6), (2, 3), mode="reflect"),
+    f("pad", "reflect_4d", IMG, (2, 1, 1, 3), mode="reflect"),
+    f("pad", "replicate_3d", randn(2, 3, 6), (3, 1), mode="replicate"),
+    f("pad", "replicate_4d", IMG, (2, 1, 4, 3), mode="replicate"),
+    # ---- interpolate ----
+    f("interpolate", "nearest_size_up", IMG, size=(10, 12)),
+    f("interpolate", "nearest_size_uneven", IMG, size=(7, 4), mode="nearest"),
+    f("interpolate", "nearest_scale_2", IMG, scale_factor=2),
+    f("interpolate", "nearest_scale_1.5", IMG, scale_factor=1.5),
+    f("interpolate", "nearest_scale_tuple", IMG, scale_factor=(2.0, 0.5)),
+    f("interpolate", "nearest_scale_recompute", IMG, scale_factor=1.7, recompute_scale_factor=True),
+    f("interpolate", "bilinear_up_align_False", IMG, size=(9, 11), mode="bilinear", align_corners=False),
+    f("interpolate", "bilinear_up_align_True", IMG, size=(9, 11), mode="bilinear", align_corners=True),
+    f("interpolate", "bilinear_down_align_False", IMG, size=(3, 4), mode="bilinear", align_corners=False),
+    f("interpolate", "bilinear_down_align_True", IMG, size=(3, 4), mode="bilinear", align_corners=True),
+    f("interpolate", "bilinear_scale_1.7_align_False", IMG, scale_factor=1.7, mode="bilinear", align_corners=False),
+    f("interpolate", "bilinear_scale_2_align_True", IMG, scale_factor=2, mode="bilinear", align_corners=True),
+    f("interpolate", "bilinear_default_align", IMG, scale_factor=2, mode="bilinear"),
+    f("interpolate", "bilinear_recompute", IMG, scale_factor=1.7, mode="bilinear", recompute_scale_factor=True),
+    # ---- attention ----
+    f("scaled_dot_product_attention", "plain", Q, K, V),
+    f("scaled_dot_product_attention", "causal_square", QS, QS, QS, is_causal=True),
+    f("scaled_dot_product_attention", "causal_L_lt_S", Q, K, V, is_causal=True),
+    f("scaled_dot_product_attention", "bool_mask_broadcast", Q, K, V, attn_mask=torch.from_numpy(BOOL_MASK)),
+    f("scaled_dot_product_attention", "bool_mask_per_batch", Q, K, V,
+      attn_mask=torch.from_numpy(np.broadcast_to(BOOL_MASK, (2, 1, 5, 7)).copy())),
+    f("scaled_dot_product_attention", "float_mask", Q, K, V, attn_mask=torch.from_numpy(randn(2, 3, 5, 7, seed=10))),
+    f("scaled_dot_product_attention", "scale", Q, K, V, scale=0.3),
+    f("scaled_dot_product_attention", "3d_inputs", Q[0], K[0], V[0]),
+    f("scaled_dot_product_attention", "causal_scale", QS, QS, QS, is_causal=True, scale=1.5),
+]
+
+
+@pytest.mark.parametrize("name, args, kwargs, rtol, atol", FUNCTIONAL_CASES)
+def test_functional_matches_torch(name, args, kwargs, rtol, atol):
+    compare_functional(name, args, kwargs, rtol=rtol, atol=atol)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("momentum", [0.1, 0.6])
+def test_batch_norm_training_updates_running_stats_like_torch(momentum):
+    x = randn(8, 3, 4, seed=1) * 2 + 1
+    mean, var = randn(3, seed=2), np.abs(randn(3, seed=3)) + 0.5
+    t_mean, t_var = torch.from_numpy(mean.copy()), torch.from_numpy(var.copy())
+    p_mean, p_var = tp_tensor(mean), tp_tensor(var)
+    out_t = torch.nn.functional.batch_norm(torch.from_numpy(x), t_mean, t_var, training=True, momentum=momentum)
+    out_p = tensorplay.nn.functional.batch_norm(tp_tensor(x), p_mean, p_var, training=True, momentum=momentum)
+    assert_same(out_p, out_t, what="output")
+    assert_same(p_mean, t_mean, rtol=1e-5, atol=1e-6, what="running_mean")
+    assert_same(p_var, t_var, rtol=1e-5, atol=1e-6, what="running_var (unbiased)")
+
+
+@pytest.mark.parametrize("shape", [(5,), (3, 5), (2, 3, 5), (2, 3, 4, 5)], ids=["1d", "2d", "3d", "4d"])
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_softmax_implicit_dim_like_torch(name, shape):
+    x = randn(*shape)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = getattr(torch.nn.functional, name)(torch.from_numpy(x))
+    got = getattr(tensorplay.nn.functional, name)(tp_tensor(x))
+    assert_same(got, want)
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_softmax_dtype_argument(name):
+    x = randn(3, 4)
+    want = getattr(torch.nn.functional, name)(torch.from_numpy(x), dim=1, dtype=torch.float64)
+    got = getattr(tensorplay.nn.functional, name)(tp_tensor(x), dim=1, dtype=tensorplay.float64)
+    assert_same(got, want, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("num_classes", [-1, 6])
+def test_one_hot_like_torch(num_classes):
+    labels = np.array([[0, 3], [2, 1], [3, 3]])
+    want = torch.nn.functional.one_hot(torch.from_numpy(labels), num_classes)
+    got = tensorplay.nn.functional.one_hot(tp_tensor(labels), num_classes)
+    assert_same(got, want)
+
+
+@pytest.mark.parametrize("name, args", [
+    pytest.param("relu", (), id="relu"),
+    pytest.param("leaky_relu", (0.2,), id="leaky_relu"),
+    pytest.param("silu", (), id="silu"),
+])
+def test_inplace_activation_modifies_input_and_backpropagates(name, args):
+    """x * 1 (a non-leaf) is modified in place; the gradient reaching the leaf matches torch's."""
+    x = randn(4, 5)
+    xt = torch.from_numpy(x.copy()).requires_grad_(True)
+    xp = tp_tensor(x, requires_grad=True)
+    yt, yp = xt * 1, xp * 1
+    out_t = getattr(torch.nn.functional, name)(yt, *args, inplace=True)
+    out_p = getattr(tensorplay.nn.functional, name)(yp, *args, inplace=True)
+    assert_same(out_p, out_t)
+    assert_same(yp, yt, what="the input after the in-place call")
+    g = randn(4, 5, seed=3)
+    out_t.backward(torch.from_numpy(g))
+    out_p.backward(tp_tensor(g))
+    assert_same(xp.grad, xt.grad, what="grad of the leaf")
+
+
+def test_interpolate_rejects_align_corners_with_nearest_like_torch():
+    x = IMG
+    with pytest.raises(ValueError):
+        torch.nn.functional.interpolate(torch.from_numpy(x), scale_factor=2, align_corners=True)
+    with pytest.raises(ValueError):
+        tensorplay.nn.functional.interpolate(tp_tensor(x), scale_factor=2, align_corners=True)
+
+
+def test_interpolate_requires_exactly_one_of_size_and_scale_factor():
+    x = IMG
+    for kwargs in ({}, {"size": (4, 4), "scale_factor": 2}):
+        with pytest.raises(ValueError):
+            torch.nn.functional.interpolate(torch.from_numpy(x), **kwargs)
+        with pytest.raises(ValueError):
+            tensorplay.nn.functional.interpolate(tp_tensor(x), **kwargs)
+
+
+def test_conv2d_same_padding_with_stride_raises_like_torch():
+    with pytest.raises(ValueError):
+        torch.nn.Conv2d(3, 4, 3, stride=2, padding="same")
+    with pytest.raises(ValueError):
+        tensorplay.nn.Conv2d(3, 4, 3, stride=2, padding="same")
+
+
+def test_max_pool2d_indices_are_flat_positions_in_each_plane():
+    x = X4
+    _, want = torch.nn.functional.max_pool2d(torch.from_numpy(x), 3, stride=2, padding=1, return_indices=True)
+    _, got = tensorplay.nn.functional.max_pool2d(tp_tensor(x), 3, stride=2, padding=1, return_indices=True)
+    np.testing.assert_array_equal(to_numpy(got), want.numpy())
