@@ -52,6 +52,7 @@ std::optional<Plan> make_plan(Op op, const Inputs& in) {
   Plan plan{device, policy(op, device), std::nullopt};
   switch (plan.policy) {
     case Policy::InputDtype:
+    case Policy::Composite:
       break;
     case Policy::LowerPrecision:
       plan.target = get_dtype(device);

@@ -88,7 +88,13 @@ auto run(Op op, F&& f, const Args&... args) {
   in.tracing = active_trace() != nullptr;
   (detail::collect(in, args), ...);
   std::optional<Plan> plan = detail::make_plan(op, in);
-  ExcludeGuard exclude;
+  // The body runs with autocast excluded, except a composite's: its pieces cast by their own policies.
+  std::optional<ExcludeGuard> exclude;
+  std::optional<CompositeEntry> composite;
+  if (plan && plan->policy == Policy::Composite)
+    composite.emplace();
+  else
+    exclude.emplace();
   if (!plan) return f(args...);
   auto result = plan->target ? f(detail::cast(args, *plan)...) : f(args...);
   if (Trace* trace = active_trace(); trace) [[unlikely]] {

@@ -20,8 +20,8 @@ constexpr std::array<Row, kNumOps> kTable = {{
 #undef TP_AUTOCAST_ROW
 }};
 
-constexpr std::array<std::string_view, 6> kPolicyNames = {"input_dtype",          "lower_precision", "float32",
-                                                          "float32_unless_dtype", "promote",         "banned"};
+constexpr std::array<std::string_view, 7> kPolicyNames = {
+    "input_dtype", "lower_precision", "float32", "float32_unless_dtype", "promote", "banned", "composite"};
 
 // Scoped overrides for this thread; empty (no override) almost always.
 thread_local std::array<std::array<std::optional<Policy>, kNumOps>, kNumDeviceTypes> overrides;

@@ -3,7 +3,8 @@
 // This table is the single source: the autocast layer reads it, `tensorplay.amp.policy_table()`
 // prints it, and docs/autocast.md is tested against it. The lists follow PyTorch's
 // (aten/src/ATen/autocast_mode.cpp); an op PyTorch lists for neither device runs in its
-// inputs' dtype.
+// inputs' dtype, unless PyTorch implements it as a composite of listed ops (einsum on CPU is
+// bmm underneath, which autocast casts): then ours is Composite and its pieces cast as theirs do.
 
 #include <optional>
 #include <string_view>
@@ -21,6 +22,7 @@ enum class Policy : uint8_t {
   Float32UnlessDtype,  // float32, unless the caller chose the output dtype (sum(x, dtype=...))
   Promote,             // floating inputs cast to the widest among them
   Banned,              // raises: the op is unsafe under autocast on this device
+  Composite,           // no casts of its own: the ops it is made of follow their own policies
 };
 
 // clang-format off
@@ -30,15 +32,26 @@ enum class Policy : uint8_t {
   _(conv1d,                           LowerPrecision,     LowerPrecision)          \
   _(conv2d,                           LowerPrecision,     LowerPrecision)          \
   _(conv_transpose2d,                 LowerPrecision,     LowerPrecision)          \
+  _(conv_transpose1d,                 LowerPrecision,     LowerPrecision)          \
   _(mm,                               LowerPrecision,     LowerPrecision)          \
   _(bmm,                              LowerPrecision,     LowerPrecision)          \
   _(addmm,                            LowerPrecision,     LowerPrecision)          \
   _(baddbmm,                          LowerPrecision,     LowerPrecision)          \
+  _(addbmm,                           LowerPrecision,     LowerPrecision)          \
+  _(linalg_vecdot,                    LowerPrecision,     LowerPrecision)          \
   _(matmul,                           LowerPrecision,     LowerPrecision)          \
   _(linear,                           LowerPrecision,     LowerPrecision)          \
   _(prelu,                            LowerPrecision,     LowerPrecision)          \
   _(scaled_dot_product_attention,     LowerPrecision,     LowerPrecision)          \
   _(mv,                               InputDtype,         LowerPrecision)          \
+  _(addmv,                            InputDtype,         LowerPrecision)          \
+  _(addr,                             InputDtype,         LowerPrecision)          \
+  _(einsum,                           Composite,          LowerPrecision)          \
+  _(linalg_multi_dot,                 Composite,          LowerPrecision)          \
+  _(rnn_tanh_cell,                    Composite,          LowerPrecision)          \
+  _(rnn_relu_cell,                    Composite,          LowerPrecision)          \
+  _(lstm_cell,                        Composite,          LowerPrecision)          \
+  _(gru_cell,                         Composite,          LowerPrecision)          \
   /* accuracy-sensitive: float32 */                                                \
   _(exp,                              InputDtype,         Float32)                 \
   _(expm1,                            InputDtype,         Float32)                 \
@@ -60,6 +73,12 @@ enum class Policy : uint8_t {
   _(group_norm,                       InputDtype,         Float32)                 \
   _(logsumexp,                        InputDtype,         Float32)                 \
   _(interpolate,                      InputDtype,         Float32)                 \
+  _(cosine_similarity,                InputDtype,         Float32)                 \
+  _(dist,                             InputDtype,         Float32)                 \
+  _(pdist,                            InputDtype,         Float32)                 \
+  _(cdist,                            Float32,            Float32)                 \
+  _(renorm,                           InputDtype,         Float32)                 \
+  _(trace,                            Float32,            InputDtype)              \
   _(reflection_pad,                   Float32,            InputDtype)              \
   _(replication_pad,                  Float32,            InputDtype)              \
   _(prod,                             Float32,            Float32UnlessDtype)      \
@@ -69,6 +88,8 @@ enum class Policy : uint8_t {
   _(softmax,                          InputDtype,         Float32UnlessDtype)      \
   _(log_softmax,                      InputDtype,         Float32UnlessDtype)      \
   _(norm,                             InputDtype,         Float32UnlessDtype)      \
+  _(linalg_vector_norm,               InputDtype,         Float32UnlessDtype)      \
+  _(linalg_matrix_norm,               InputDtype,         Float32UnlessDtype)      \
   /* losses */                                                                     \
   _(mse_loss,                         Float32,            Float32)                 \
   _(l1_loss,                          Float32,            Float32)                 \
@@ -82,11 +103,15 @@ enum class Policy : uint8_t {
   /* multi-input ops: the widest floating input decides */                         \
   _(cat,                              Promote,            InputDtype)              \
   _(stack,                            Promote,            InputDtype)              \
+  _(index_copy,                       Promote,            InputDtype)              \
   _(addcmul,                          InputDtype,         Promote)                 \
   _(addcdiv,                          InputDtype,         Promote)                 \
   _(atan2,                            InputDtype,         Promote)                 \
   _(bilinear,                         InputDtype,         Promote)                 \
   _(dot,                              InputDtype,         Promote)                 \
+  _(vdot,                             InputDtype,         Promote)                 \
+  _(cross,                            InputDtype,         Promote)                 \
+  _(tensordot,                        Composite,          Promote)                 \
   _(index_put,                        InputDtype,         Promote)                 \
   _(scatter_add,                      InputDtype,         Promote)                 \
   /* the rest run in their inputs' dtype; listed so that trace() shows them */    \

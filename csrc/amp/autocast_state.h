@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <utility>
 
 #include "core/device.h"
 #include "core/scalar_type.h"
@@ -19,14 +20,21 @@ struct AutocastState {
   bool cache_enabled = true;
   int nesting = 0;   // autocast regions entered and not yet left
   int excluded = 0;  // > 0 while an autocast op's body runs
+  bool entering_composite = false;  // amp::run is calling a composite op's body (see is_active)
 };
 
 namespace detail {
 extern thread_local AutocastState state;
 }
 
-// The check at the top of every op that autocast knows: one thread-local load when off.
-inline bool is_active() { return detail::state.enabled_mask != 0 && detail::state.excluded == 0; }
+// The check at the top of every op that autocast knows: one thread-local load when off. When
+// amp::run calls a composite op's body, the op's own check lets it through once; the ops inside
+// it then see autocast as usual.
+inline bool is_active() {
+  AutocastState& s = detail::state;
+  if (s.enabled_mask == 0 || s.excluded != 0) return false;
+  return !std::exchange(s.entering_composite, false);
+}
 
 bool is_enabled(DeviceType device);
 void set_enabled(DeviceType device, bool enabled);
@@ -44,6 +52,16 @@ class ExcludeGuard {
   ~ExcludeGuard() { --detail::state.excluded; }
   ExcludeGuard(const ExcludeGuard&) = delete;
   ExcludeGuard& operator=(const ExcludeGuard&) = delete;
+};
+
+// While alive, the next autocast check (the composite op's own, when amp::run calls its body)
+// lets the op through; the flag is cleared however the body ends.
+class CompositeEntry {
+ public:
+  CompositeEntry() { detail::state.entering_composite = true; }
+  ~CompositeEntry() { detail::state.entering_composite = false; }
+  CompositeEntry(const CompositeEntry&) = delete;
+  CompositeEntry& operator=(const CompositeEntry&) = delete;
 };
 
 // One autocast region: entering sets the state for `device` and counts the region; leaving

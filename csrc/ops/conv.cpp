@@ -120,6 +120,12 @@ Tensor batched(const Tensor& x, const char* op, const F& f) {
   return x.dim() == 3 ? squeeze(f(unsqueeze(x, 0)), {0}) : f(x);
 }
 
+// The 1-D convolutions run as 2-D ones over a height of 1: a 1-D argument v becomes {height, v}.
+Shape as_2d(const char* op, const char* what, IntArrayRef v, int64_t height) {
+  TP_CHECK(v.size() == 1, "[", op, "] expected ", what, " to be a single integer value, got ", to_string(v));
+  return Shape{height, v[0]};
+}
+
 }  // namespace
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
@@ -165,12 +171,25 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Ten
            "but got input of size: ",
            to_string(input.sizes()));
   TP_CHECK(weight.dim() == 3, "[conv1d] expected a 3-D weight, got weight of size ", to_string(weight.sizes()));
-  auto one = [](const char* what, IntArrayRef v) {
-    TP_CHECK(v.size() == 1, "[conv1d] expected ", what, " to be a single integer value, got ", to_string(v));
-    return Shape{1, v[0]};
-  };
-  Tensor out = conv2d(unsqueeze(input, -2), unsqueeze(weight, 2), bias, one("stride", stride),
-                      Shape{0, one("padding", padding)[1]}, one("dilation", dilation), groups);
+  Tensor out = conv2d(unsqueeze(input, -2), unsqueeze(weight, 2), bias, as_2d("conv1d", "stride", stride, 1),
+                      as_2d("conv1d", "padding", padding, 0), as_2d("conv1d", "dilation", dilation, 1), groups);
+  return squeeze(out, {-2});
+}
+
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                        IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups,
+                        IntArrayRef dilation) {
+  TP_AUTOCAST(conv_transpose1d, input, weight, bias, stride, padding, output_padding, groups, dilation);
+  TP_CHECK(input.dim() == 2 || input.dim() == 3,
+           "[conv_transpose1d] Expected 2D (unbatched) or 3D (batched) input to conv_transpose1d, "
+           "but got input of size: ",
+           to_string(input.sizes()));
+  TP_CHECK(weight.dim() == 3, "[conv_transpose1d] expected a 3-D weight, got weight of size ",
+           to_string(weight.sizes()));
+  const char* op = "conv_transpose1d";
+  Tensor out = conv_transpose2d(unsqueeze(input, -2), unsqueeze(weight, 2), bias, as_2d(op, "stride", stride, 1),
+                                as_2d(op, "padding", padding, 0), as_2d(op, "output_padding", output_padding, 0),
+                                groups, as_2d(op, "dilation", dilation, 1));
   return squeeze(out, {-2});
 }
 

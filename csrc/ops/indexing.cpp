@@ -191,6 +191,32 @@ Tensor index_put(const Tensor& t, const Indices& indices, const Tensor& values, 
   return record.finish(out);
 }
 
+Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  TP_AUTOCAST(index_copy, self, dim, index, source);
+  TP_CHECK(self.dim() > 0, "[index_copy] expected a tensor with at least one dim, got a 0-dim tensor");
+  const int64_t d = wrap_dim("index_copy", dim, self.dim());
+  TP_CHECK(index.dim() <= 1, "[index_copy] Index should have dimension 1 or 0 (got ", index.dim(), ")");
+  TP_CHECK(index.dtype() == ScalarType::Int64, "[index_copy] Expected a long tensor for index, but got ",
+           name(index.dtype()));
+  TP_CHECK(self.dtype() == source.dtype(), "[index_copy] self and source expected to have the same dtype, but got ",
+           "(self) ", name(self.dtype()), " and (source) ", name(source.dtype()));
+  TP_CHECK(source.dim() == self.dim(), "[index_copy] source has ", source.dim(), " dims but self has ", self.dim());
+  for (int64_t k = 0; k < self.dim(); ++k)
+    TP_CHECK(k == d || source.size(k) == self.size(k),
+             "[index_copy] Source/destination tensor must have same slice "
+             "shapes. Destination slice shape: ",
+             self.size(k), " at dimension ", k, " and source slice shape: ", source.size(k), " at dimension ", k, ".");
+  TP_CHECK(source.size(d) == index.numel(), "[index_copy] Number of indices (", index.numel(),
+           ") should be equal to source.size(dim) (", source.size(d), ")");
+  // Along dim 0, copying slices is what index_put does.
+  Indices rows{reshape(index, {-1})};
+  return movedim(index_put(movedim(self, d, 0), rows, movedim(source, d, 0), false), 0, d);
+}
+
+Tensor index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  return copy_(self, index_copy(self, dim, index, source));
+}
+
 Tensor index_put_(const Tensor& t, const Indices& indices, const Tensor& values, bool accumulate) {
   if (autograd::records_inplace(t, {&values}))
     return autograd::assign_inplace(t, index_put(t, indices, values, accumulate), "index_put_");

@@ -1,6 +1,9 @@
 // Matrix products. mm, bmm, addmm and baddbmm run on the backend's batched gemm (out[b] =
-// beta * out[b] + alpha * a[b] @ b[b]) and have backward nodes; dot, mv, outer and matmul are
-// composites that reshape their operands into those.
+// beta * out[b] + alpha * a[b] @ b[b]) and have backward nodes; everything else here (dot, mv,
+// matmul, addmv, tensordot, einsum, ...) is a composite that reshapes its operands into those.
+
+#include <algorithm>
+#include <string>
 
 #include "amp/autocast.h"
 #include "autograd/record.h"
@@ -140,16 +143,30 @@ Tensor baddbmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scala
   });
 }
 
-Tensor dot(const Tensor& a, const Tensor& b) {
-  TP_AUTOCAST(dot, a, b);
-  check_dims("dot", a, 1, "self");
-  check_dims("dot", b, 1, "tensor");
-  check_same_dtype("dot", a, b);
-  TP_CHECK(a.size(0) == b.size(0), "[dot] inconsistent tensor size, expected tensor [", a.size(0), "] and src [",
+namespace {
+
+// dot and vdot (the same for real tensors; they differ only in their autocast rows).
+Tensor inner_product(const char* op, const Tensor& a, const Tensor& b) {
+  check_dims(op, a, 1, "self");
+  check_dims(op, b, 1, "tensor");
+  check_same_dtype(op, a, b);
+  TP_CHECK(a.size(0) == b.size(0), "[", op, "] inconsistent tensor size, expected tensor [", a.size(0), "] and src [",
            b.size(0), "] to have the same number of elements, but got ", a.size(0), " and ", b.size(0),
            " elements respectively");
-  if (a.dtype() == ScalarType::Bool) fail_unsupported_dtype("dot", a.dtype());
+  if (a.dtype() == ScalarType::Bool) fail_unsupported_dtype(op, a.dtype());
   return reshape(mm(view(a, {1, -1}), view(b, {-1, 1})), {});
+}
+
+}  // namespace
+
+Tensor dot(const Tensor& a, const Tensor& b) {
+  TP_AUTOCAST(dot, a, b);
+  return inner_product("dot", a, b);
+}
+
+Tensor vdot(const Tensor& a, const Tensor& b) {
+  TP_AUTOCAST(vdot, a, b);
+  return inner_product("vdot", a, b);
 }
 
 Tensor mv(const Tensor& a, const Tensor& b) {
@@ -214,6 +231,342 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (a.dim() > 1) out_shape.push_back(m);
   if (b.dim() > 1) out_shape.push_back(n);
   return reshape(out, out_shape);
+}
+
+// ---- composites: each reshapes its operands into one product above ----
+
+Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
+  TP_AUTOCAST(addmv, self, mat, vec, beta, alpha);
+  check_dims("addmv", mat, 2, "mat");
+  check_dims("addmv", vec, 1, "vec");
+  check_same_dtype("addmv", mat, vec);
+  check_same_dtype("addmv", self, mat);
+  if (mat.size(1) != vec.size(0)) fail_shapes("addmv", mat, vec);
+  TP_CHECK(self.dim() <= 1 && (self.numel() == 1 || (self.dim() == 1 && self.size(0) == mat.size(0))),
+           "[addmv] size mismatch, got input (", to_string(self.sizes()), "), mat ", to_string(mat.sizes()), ", vec ",
+           to_string(vec.sizes()));
+  Tensor column = self.dim() == 1 ? unsqueeze(self, 1) : self;
+  return squeeze(addmm(column, mat, unsqueeze(vec, 1), beta, alpha), {1});
+}
+
+Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha) {
+  TP_AUTOCAST(addr, self, vec1, vec2, beta, alpha);
+  check_dims("addr", vec1, 1, "vec1");
+  check_dims("addr", vec2, 1, "vec2");
+  // Unlike the other products, addr is elementwise, beta * self + (alpha * vec1[i]) * vec2[j]: it
+  // promotes mixed dtypes and rounds after each operation, as PyTorch's kernel does.
+  const ScalarType dtype = promote_types(promote_types(self.dtype(), vec1.dtype()), vec2.dtype());
+  for (auto [what, s] : {std::pair{"beta", beta}, std::pair{"alpha", alpha}})
+    TP_CHECK(is_floating_point(dtype) || !s.is_floating_point(), "[addr] For integral input tensors, argument ", what,
+             " must not be a floating point number.");
+  Shape out_shape{vec1.size(0), vec2.size(0)};
+  TP_CHECK(broadcast_shapes("addr", self.sizes(), out_shape) == out_shape, "[addr] the input of shape ",
+           to_string(self.sizes()), " cannot be broadcast to the outer product's shape ", to_string(out_shape));
+  Tensor out = mul(mul(unsqueeze(to(vec1, dtype), 1), alpha), unsqueeze(to(vec2, dtype), 0));
+  if (beta.to_double() != 0) out = add(mul(to(self, dtype), beta), out);  // beta = 0 ignores self, NaN included
+  return out;
+}
+
+Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  TP_AUTOCAST(addbmm, self, batch1, batch2, beta, alpha);
+  check_dims("addbmm", batch1, 3, "batch1");
+  check_dims("addbmm", batch2, 3, "batch2");
+  check_same_dtype("addbmm", batch1, batch2);
+  check_same_dtype("addbmm", self, batch1);
+  TP_CHECK(batch1.size(0) == batch2.size(0), "[addbmm] batch1 and batch2 must have same number of batches, got ",
+           batch1.size(0), " and ", batch2.size(0));
+  if (batch1.size(2) != batch2.size(1)) fail_shapes("addbmm", batch1, batch2);
+  // The sum over the batch of n x k products is one n x (batch k) product.
+  const int64_t batch = batch1.size(0), n = batch1.size(1), k = batch1.size(2), p = batch2.size(2);
+  return addmm(self, reshape(permute(batch1, {1, 0, 2}), {n, batch * k}), reshape(batch2, {batch * k, p}), beta, alpha);
+}
+
+Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayRef dims_b) {
+  TP_AUTOCAST(tensordot, a, b, dims_a, dims_b);
+  TP_CHECK(dims_a.size() == dims_b.size(), "[tensordot] both dimension lists should have same length, got ",
+           to_string(dims_a), " and ", to_string(dims_b));
+  TP_CHECK(a.dtype() == b.dtype(), "[tensordot] expected both operands to have the same dtype, but got ",
+           name(a.dtype()), " and ", name(b.dtype()));
+  // (dim_mask would read an empty list as every dim; here it means none)
+  std::vector<bool> contracted_a(a.dim(), false), contracted_b(b.dim(), false);
+  for (size_t i = 0; i < dims_a.size(); ++i) {
+    int64_t da = wrap_dim("tensordot", dims_a[i], a.dim()), db = wrap_dim("tensordot", dims_b[i], b.dim());
+    TP_CHECK(!contracted_a[da] && !contracted_b[db], "[tensordot] a dim appears more than once in dims ",
+             to_string(dims_a), " and ", to_string(dims_b));
+    contracted_a[da] = contracted_b[db] = true;
+  }
+  // a -> [free_a, contracted] and b -> [contracted, free_b], contracted dims in the order given.
+  Shape perm_a, perm_b, out_shape;
+  int64_t free_a = 1, free_b = 1, inner = 1;
+  for (int64_t d = 0; d < a.dim(); ++d)
+    if (!contracted_a[d]) perm_a.push_back(d), out_shape.push_back(a.size(d)), free_a *= a.size(d);
+  for (size_t i = 0; i < dims_a.size(); ++i) {
+    int64_t da = wrap_dim("tensordot", dims_a[i], a.dim()), db = wrap_dim("tensordot", dims_b[i], b.dim());
+    TP_CHECK(a.size(da) == b.size(db), "[tensordot] contracted dimensions need to match, but first has size ",
+             a.size(da), " in dim ", da, " and second has size ", b.size(db), " in dim ", db);
+    perm_a.push_back(da), perm_b.push_back(db), inner *= a.size(da);
+  }
+  for (int64_t d = 0; d < b.dim(); ++d)
+    if (!contracted_b[d]) perm_b.push_back(d), out_shape.push_back(b.size(d)), free_b *= b.size(d);
+  Tensor product = mm(reshape(permute(a, perm_a), {free_a, inner}), reshape(permute(b, perm_b), {inner, free_b}));
+  return reshape(product, out_shape);
+}
+
+Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim) {
+  TP_AUTOCAST(cross, a, b, dim);
+  TP_CHECK(a.dtype() == b.dtype(), "[cross] expected input and other to have the same dtype, but got ", name(a.dtype()),
+           " and ", name(b.dtype()));
+  TP_CHECK(a.dim() == b.dim(), "[cross] inputs must have the same number of dimensions, got ", a.dim(), " and ",
+           b.dim());
+  Shape shape = broadcast_shapes("cross", a.sizes(), b.sizes());
+  int64_t d = -1;
+  if (dim) {
+    d = wrap_dim("cross", *dim, static_cast<int64_t>(shape.size()));
+  } else {  // PyTorch's deprecated default: the first dim of size 3
+    for (size_t i = 0; i < shape.size() && d < 0; ++i)
+      if (shape[i] == 3) d = static_cast<int64_t>(i);
+    TP_CHECK(d >= 0, "[cross] no dimension of size 3 in input");
+  }
+  TP_CHECK(a.size(d) == 3 && b.size(d) == 3, "[cross] inputs dimension ", d, " must have length 3. Got ", a.size(d),
+           " and ", b.size(d));
+  // out_i = a_(i+1) b_(i+2) - a_(i+2) b_(i+1): the components rotated by one and by two.
+  auto rotated = [d](const Tensor& t, int64_t by) { return cat({narrow(t, d, by, 3 - by), narrow(t, d, 0, by)}, d); };
+  return sub(mul(rotated(a, 1), rotated(b, 2)), mul(rotated(a, 2), rotated(b, 1)));
+}
+
+Tensor linalg_vecdot(const Tensor& x, const Tensor& y, int64_t dim) {
+  TP_AUTOCAST(linalg_vecdot, x, y, dim);
+  TP_CHECK(x.dtype() == y.dtype(), "[linalg.vecdot] Expected x and y to have the same dtype, but found x of type ",
+           name(x.dtype()), " and y of type ", name(y.dtype()), " instead");
+  TP_CHECK(is_floating_point(x.dtype()), "[linalg.vecdot] Expected a floating point or complex tensor as input. Got ",
+           name(x.dtype()));
+  Shape shape = broadcast_shapes("linalg.vecdot", x.sizes(), y.sizes());
+  return sum(mul(x, y), {wrap_dim("linalg.vecdot", dim, static_cast<int64_t>(shape.size()))});
+}
+
+Tensor linalg_multi_dot(const TensorList& tensors) {
+  TP_AUTOCAST(linalg_multi_dot, tensors);
+  const size_t n = tensors.size();
+  TP_CHECK(n >= 2, "[linalg.multi_dot] expected at least 2 tensors but got ", n);
+  for (size_t i = 0; i < n; ++i) {
+    const bool end = i == 0 || i == n - 1;
+    TP_CHECK(tensors[i].dim() == 2 || (end && tensors[i].dim() == 1), "[linalg.multi_dot] tensor ", i,
+             end ? " must be 1D or 2D" : " must be 2D", " but got ", tensors[i].dim(), "D");
+    check_same_dtype("linalg.multi_dot", tensors[0], tensors[i]);
+  }
+  // A vector at either end becomes a row or column; the matching dim is dropped at the end.
+  Tensor out = tensors[0].dim() == 1 ? unsqueeze(tensors[0], 0) : tensors[0];
+  for (size_t i = 1; i < n; ++i) {
+    Tensor next = tensors[i].dim() == 1 ? unsqueeze(tensors[i], 1) : tensors[i];
+    if (out.size(1) != next.size(0)) fail_shapes("linalg.multi_dot", out, next);
+    out = mm(out, next);
+  }
+  if (tensors[n - 1].dim() == 1) out = squeeze(out, {1});
+  if (tensors[0].dim() == 1) out = squeeze(out, {0});
+  return out;
+}
+
+Tensor trace(const Tensor& t) {
+  TP_AUTOCAST(trace, t);
+  TP_CHECK(t.dim() == 2, "[trace] expected a matrix, but got tensor with dim ", t.dim());
+  return sum(diagonal(t, 0, 0, 1));
+}
+
+// ---- einsum ----
+
+namespace {
+
+// An operand's dims, each named by a label: a letter's index (A-Z then a-z) or, for the dims an
+// ellipsis covers, kEllipsisLabel + its position counted from the right.
+constexpr int kLetters = 52, kEllipsisLabel = 100;
+using Labels = std::vector<int>;
+
+int letter_label(char c, std::string_view equation) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return 26 + (c - 'a');
+  TP_FAIL("[einsum] invalid subscript '", c, "' in the equation '", equation,
+          "': subscripts must be letters in [a-zA-Z]");
+}
+
+// The labels of one term ("ij", "...k", "b...") for a tensor of `ndim` dims (-1: the output).
+Labels parse_term(std::string_view term, std::string_view equation, int64_t ndim, int64_t ellipsis_dims,
+                  const char* what) {
+  Labels letters_before, letters_after;
+  bool ellipsis = false;
+  for (size_t i = 0; i < term.size(); ++i) {
+    if (term[i] == '.') {
+      TP_CHECK(!ellipsis && term.substr(i, 3) == "...", "[einsum] found '.' for ", what,
+               " that is not part of any ellipsis in the equation '", equation, "'");
+      ellipsis = true;
+      i += 2;
+      continue;
+    }
+    (ellipsis ? letters_after : letters_before).push_back(letter_label(term[i], equation));
+  }
+  const int64_t named = static_cast<int64_t>(letters_before.size() + letters_after.size());
+  if (ndim >= 0) {
+    TP_CHECK(ellipsis ? named <= ndim : named == ndim, "[einsum] the number of subscripts in the equation (", named,
+             ") does not match the number of dimensions (", ndim, ") for ", what,
+             ellipsis ? "" : " and no ellipsis was given");
+    ellipsis_dims = ellipsis ? ndim - named : 0;
+  }
+  Labels labels = letters_before;
+  for (int64_t e = ellipsis ? ellipsis_dims : 0; e > 0; --e) labels.push_back(kEllipsisLabel + static_cast<int>(e) - 1);
+  labels.insert(labels.end(), letters_after.begin(), letters_after.end());
+  return labels;
+}
+
+std::string label_name(int label) {
+  if (label >= kEllipsisLabel) return "...";
+  return std::string(1, static_cast<char>(label < 26 ? 'A' + label : 'a' + (label - 26)));
+}
+
+bool contains(const Labels& labels, int label) {
+  return std::find(labels.begin(), labels.end(), label) != labels.end();
+}
+
+// Sums out the dims whose label is not in `keep`.
+Tensor sum_out(const Tensor& t, Labels& labels, const Labels& keep) {
+  Shape dims;
+  Labels kept;
+  for (size_t d = 0; d < labels.size(); ++d)
+    if (contains(keep, labels[d]))
+      kept.push_back(labels[d]);
+    else
+      dims.push_back(static_cast<int64_t>(d));
+  labels = kept;
+  return dims.empty() ? t : sum(t, dims);
+}
+
+// Takes the diagonal over each label repeated within one operand ("ii->i"), so labels are unique.
+Tensor diagonals(Tensor t, Labels& labels, size_t operand) {
+  for (size_t i = 0; i < labels.size(); ++i) {
+    for (size_t j = i + 1; j < labels.size(); ++j) {
+      if (labels[i] != labels[j]) continue;
+      TP_CHECK(t.size(i) == t.size(j), "[einsum] subscript ", label_name(labels[i]), " is repeated for operand ",
+               operand, " but the sizes don't match, ", t.size(i), " != ", t.size(j));
+      t = diagonal(t, 0, static_cast<int64_t>(i), static_cast<int64_t>(j));
+      int label = labels[i];
+      labels.erase(labels.begin() + static_cast<std::ptrdiff_t>(j));
+      labels.erase(labels.begin() + static_cast<std::ptrdiff_t>(i));
+      labels.push_back(label);
+      return diagonals(t, labels, operand);
+    }
+  }
+  return t;
+}
+
+// Contracts a and b over their shared labels that `keep` lacks, as one batched product:
+// a -> [batch, a-only, shared] and b -> [batch, shared, b-only]; dims of size 1 broadcast.
+Tensor contract(const Tensor& a, Labels& la, const Tensor& b, const Labels& lb, const Labels& keep) {
+  Labels batch, left, right, inner;
+  for (int l : la) (contains(lb, l) ? (contains(keep, l) ? batch : inner) : left).push_back(l);
+  for (int l : lb)
+    if (!contains(la, l)) right.push_back(l);
+  auto size_of = [&](int l) {
+    auto find = [l](const Tensor& t, const Labels& ls) -> int64_t {
+      auto at = std::find(ls.begin(), ls.end(), l);
+      return at == ls.end() ? 1 : t.size(at - ls.begin());
+    };
+    int64_t sa = find(a, la), sb = find(b, lb);
+    TP_CHECK(sa == sb || sa == 1 || sb == 1, "[einsum] operands do not broadcast: subscript ", label_name(l),
+             " has sizes ", sa, " and ", sb);
+    return std::max(sa, sb);
+  };
+  // Permutes t (labelled ls) into the groups' order, expands it to the common sizes and
+  // flattens each group into one dim.
+  auto arrange = [&](const Tensor& t, const Labels& ls, std::initializer_list<const Labels*> groups) {
+    Shape perm, sizes, flat;
+    for (const Labels* group : groups) {
+      int64_t n = 1;
+      for (int l : *group) {
+        perm.push_back(std::find(ls.begin(), ls.end(), l) - ls.begin());
+        sizes.push_back(size_of(l));
+        n *= sizes.back();
+      }
+      flat.push_back(n);
+    }
+    return reshape(expand(permute(t, perm), sizes), flat);
+  };
+  Tensor product = bmm(arrange(a, la, {&batch, &left, &inner}), arrange(b, lb, {&batch, &inner, &right}));
+  Shape out_shape;
+  Labels out_labels;
+  for (const Labels* group : {&batch, &left, &right})
+    for (int l : *group) out_shape.push_back(size_of(l)), out_labels.push_back(l);
+  la = out_labels;
+  return reshape(product, out_shape);
+}
+
+}  // namespace
+
+Tensor einsum(std::string_view equation, const TensorList& operands) {
+  TP_AUTOCAST(einsum, equation, operands);
+  TP_CHECK(!operands.empty(), "[einsum] must provide at least one operand");
+  std::string eq;
+  for (char c : equation)
+    if (c != ' ') eq.push_back(c);
+  const size_t arrow = eq.find("->");
+  std::string_view lhs = std::string_view(eq).substr(0, arrow);
+  std::vector<std::string_view> terms;
+  for (size_t start = 0;;) {
+    size_t comma = lhs.find(',', start);
+    terms.push_back(lhs.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  TP_CHECK(terms.size() <= operands.size(), "[einsum] fewer operands were provided than specified in the equation");
+  TP_CHECK(terms.size() >= operands.size(), "[einsum] more operands were provided than specified in the equation");
+
+  std::vector<Labels> labels;
+  int64_t ellipsis_dims = 0;
+  Labels seen;  // every input label, counted with repeats
+  for (size_t i = 0; i < terms.size(); ++i) {
+    std::string what = "operand " + std::to_string(i);
+    labels.push_back(parse_term(terms[i], equation, operands[i].dim(), 0, what.c_str()));
+    for (int l : labels.back()) {
+      if (l >= kEllipsisLabel) ellipsis_dims = std::max<int64_t>(ellipsis_dims, l - kEllipsisLabel + 1);
+      seen.push_back(l);
+    }
+  }
+  Labels output;
+  if (arrow != std::string::npos) {
+    output = parse_term(std::string_view(eq).substr(arrow + 2), equation, -1, ellipsis_dims, "the output");
+    for (size_t i = 0; i < output.size(); ++i) {
+      TP_CHECK(output[i] >= kEllipsisLabel || contains(seen, output[i]), "[einsum] output subscript ",
+               eq.substr(arrow + 2), " has a label that does not appear in the equation for any input operand");
+      TP_CHECK(std::count(output.begin(), output.end(), output[i]) == 1, "[einsum] output subscript ",
+               eq.substr(arrow + 2), " has a label that appears more than once in the output");
+    }
+  } else {  // implicit output: the ellipsis dims, then the labels used once, alphabetically (A-Z, a-z)
+    for (int64_t e = ellipsis_dims; e > 0; --e) output.push_back(kEllipsisLabel + static_cast<int>(e) - 1);
+    for (int l = 0; l < kLetters; ++l)
+      if (std::count(seen.begin(), seen.end(), l) == 1) output.push_back(l);
+  }
+
+  // Contract left to right, keeping the labels that the output or a later operand needs.
+  auto needed_after = [&](size_t i) {
+    Labels keep = output;
+    for (size_t j = i + 1; j < labels.size(); ++j) keep.insert(keep.end(), labels[j].begin(), labels[j].end());
+    return keep;
+  };
+  Labels result_labels = labels[0];
+  Tensor result = diagonals(operands[0], result_labels, 0);
+  for (size_t i = 1; i < operands.size(); ++i) {
+    Labels li = labels[i];
+    Tensor t = diagonals(operands[i], li, i);
+    Labels keep = needed_after(i);
+    // Dims only one side has and nobody needs are summed before the product.
+    Labels keep_a = keep, keep_b = keep;
+    keep_a.insert(keep_a.end(), li.begin(), li.end());
+    keep_b.insert(keep_b.end(), result_labels.begin(), result_labels.end());
+    result = sum_out(result, result_labels, keep_a);
+    t = sum_out(t, li, keep_b);
+    result = contract(result, result_labels, t, li, keep);
+  }
+  result = sum_out(result, result_labels, output);
+  Shape perm;
+  for (int l : output) perm.push_back(std::find(result_labels.begin(), result_labels.end(), l) - result_labels.begin());
+  return permute(result, perm);
 }
 
 }  // namespace tp

@@ -77,6 +77,8 @@ Tensor flatten(const Tensor& t, int64_t start_dim = 0, int64_t end_dim = -1);
 Tensor unflatten(const Tensor& t, int64_t dim, IntArrayRef sizes);
 Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);
 Tensor select(const Tensor& t, int64_t dim, int64_t index);
+// The diagonal of the (dim1, dim2) planes, as a view whose last dim it becomes.
+Tensor diagonal(const Tensor& t, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1);
 Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step = 1);
 TensorList split(const Tensor& t, int64_t split_size, int64_t dim = 0);
 TensorList split_with_sizes(const Tensor& t, IntArrayRef split_sizes, int64_t dim = 0);
@@ -112,6 +114,9 @@ Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b);
 Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b);
 Tensor where(const Tensor& cond, const Scalar& a, const Scalar& b);
 Tensor nonzero(const Tensor& t);
+// self with the slices of source written at index along dim.
+Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
+Tensor index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
 
 // ---- unary.cpp ----
 #define TP_UNARY_OPS(_) \
@@ -189,6 +194,15 @@ Tensor argmin(const Tensor& t, std::optional<int64_t> dim = {}, bool keepdim = f
 Tensor var(const Tensor& t, IntArrayRef dims = {}, double correction = 1, bool keepdim = false);
 Tensor std(const Tensor& t, IntArrayRef dims = {}, double correction = 1, bool keepdim = false);
 Tensor norm(const Tensor& t, double p = 2, IntArrayRef dims = {}, bool keepdim = false);
+// linalg.vector_norm / linalg.matrix_norm; ord is a number ("fro" for the Frobenius norm).
+Tensor linalg_vector_norm(const Tensor& t, double ord = 2, IntArrayRef dims = {}, bool keepdim = false,
+                          OptionalDType dtype = {});
+Tensor linalg_matrix_norm(const Tensor& t, double ord, IntArrayRef dims = {-2, -1}, bool keepdim = false,
+                          OptionalDType dtype = {});
+Tensor linalg_matrix_norm(const Tensor& t, std::string_view ord = "fro", IntArrayRef dims = {-2, -1},
+                          bool keepdim = false, OptionalDType dtype = {});
+// Scales each slice along dim whose p-norm exceeds maxnorm down to maxnorm.
+Tensor renorm(const Tensor& t, double p, int64_t dim, double maxnorm);
 Tensor logsumexp(const Tensor& t, IntArrayRef dims, bool keepdim = false);
 Tensor all(const Tensor& t, IntArrayRef dims = {}, bool keepdim = false);
 Tensor any(const Tensor& t, IntArrayRef dims = {}, bool keepdim = false);
@@ -206,12 +220,52 @@ Tensor baddbmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scala
 Tensor dot(const Tensor& a, const Tensor& b);
 Tensor mv(const Tensor& a, const Tensor& b);
 Tensor outer(const Tensor& a, const Tensor& b);
+Tensor vdot(const Tensor& a, const Tensor& b);
+// beta * self + alpha * (mat @ vec), (vec1 outer vec2), (sum over the batch of batch1[i] @ batch2[i]).
+Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta = 1, const Scalar& alpha = 1);
+Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1,
+            const Scalar& alpha = 1);
+Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
+              const Scalar& alpha = 1);
+// Contracts dims_a of a with dims_b of b.
+Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayRef dims_b);
+Tensor einsum(std::string_view equation, const TensorList& operands);
+// The cross product along dim, which must have size 3; without dim, the first such dim.
+Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim = {});
+// linalg.vecdot: the dot product of the vectors along dim, broadcasting the rest.
+Tensor linalg_vecdot(const Tensor& x, const Tensor& y, int64_t dim = -1);
+// linalg.multi_dot: the product of a chain of matrices (the first and last may be vectors).
+Tensor linalg_multi_dot(const TensorList& tensors);
+Tensor trace(const Tensor& t);
+
+// ---- distance.cpp ----
+Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim = 1, double eps = 1e-8);
+// The p-norm of a - b over all elements.
+Tensor dist(const Tensor& a, const Tensor& b, double p = 2);
+// [..., P, M] and [..., R, M] -> the [..., P, R] p-norm distances between their rows.
+Tensor cdist(const Tensor& x1, const Tensor& x2, double p = 2);
+// [N, M] -> the N (N - 1) / 2 distances between distinct rows, row-major over i < j.
+Tensor pdist(const Tensor& x, double p = 2);
+
+// ---- rnn.cpp: one time step; biases are optional ----
+Tensor rnn_tanh_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
+                     const std::optional<Tensor>& b_ih = {}, const std::optional<Tensor>& b_hh = {});
+Tensor rnn_relu_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
+                     const std::optional<Tensor>& b_ih = {}, const std::optional<Tensor>& b_hh = {});
+// hx: (h, c); returns (h', c').
+std::pair<Tensor, Tensor> lstm_cell(const Tensor& input, const TensorList& hx, const Tensor& w_ih, const Tensor& w_hh,
+                                    const std::optional<Tensor>& b_ih = {}, const std::optional<Tensor>& b_hh = {});
+Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
+                const std::optional<Tensor>& b_ih = {}, const std::optional<Tensor>& b_hh = {});
 
 // ---- conv.cpp: NCHW activations, OIHW weights; 1 or 2 values per spatial dim ----
-Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = {}, IntArrayRef stride = {1},
-              IntArrayRef padding = {0}, IntArrayRef dilation = {1}, int64_t groups = 1);
-Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = {}, IntArrayRef stride = {1},
-              IntArrayRef padding = {0}, IntArrayRef dilation = {1}, int64_t groups = 1);
+Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = {},
+              IntArrayRef stride = {1}, IntArrayRef padding = {0}, IntArrayRef dilation = {1}, int64_t groups = 1);
+Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = {},
+              IntArrayRef stride = {1}, IntArrayRef padding = {0}, IntArrayRef dilation = {1}, int64_t groups = 1);
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = {},
+                        IntArrayRef stride = {1}, IntArrayRef padding = {0}, IntArrayRef output_padding = {0},
+                        int64_t groups = 1, IntArrayRef dilation = {1});
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = {},
                         IntArrayRef stride = {1}, IntArrayRef padding = {0}, IntArrayRef output_padding = {0},
                         int64_t groups = 1, IntArrayRef dilation = {1});
@@ -230,9 +284,10 @@ Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Ten
 Tensor bilinear(const Tensor& x1, const Tensor& x2, const Tensor& weight, const std::optional<Tensor>& bias = {});
 Tensor dropout(const Tensor& input, double p = 0.5, bool training = true, Generator* gen = nullptr);
 // Updates running_mean/running_var in place when training and they are given.
-Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
-                  const std::optional<Tensor>& weight = {}, const std::optional<Tensor>& bias = {}, bool training = false,
-                  double momentum = 0.1, double eps = 1e-5);
+Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& running_mean,
+                  const std::optional<Tensor>& running_var, const std::optional<Tensor>& weight = {},
+                  const std::optional<Tensor>& bias = {}, bool training = false, double momentum = 0.1,
+                  double eps = 1e-5);
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight = {},
                   const std::optional<Tensor>& bias = {}, double eps = 1e-5);
 Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight = {},
@@ -266,8 +321,10 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::optio
                      std::string_view reduction = "mean", int64_t ignore_index = -100, double label_smoothing = 0);
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight = {},
                             std::string_view reduction = "mean");
-Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight = {},
-                                        const std::optional<Tensor>& pos_weight = {}, std::string_view reduction = "mean");
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                        const std::optional<Tensor>& weight = {},
+                                        const std::optional<Tensor>& pos_weight = {},
+                                        std::string_view reduction = "mean");
 // reduction may also be "batchmean".
 Tensor kl_div(const Tensor& input, const Tensor& target, std::string_view reduction = "mean", bool log_target = false);
 

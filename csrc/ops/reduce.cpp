@@ -320,23 +320,131 @@ Tensor std(const Tensor& t, IntArrayRef dims, double correction, bool keepdim) {
   return sqrt(var(t, dims, correction, keepdim));
 }
 
-Tensor norm(const Tensor& t, double p, IntArrayRef dims, bool keepdim) {
-  TP_AUTOCAST(norm, t, p, dims, keepdim);
-  check_floating("norm", t, "Expected a floating point or complex tensor as input.");
-  ScalarType acc = is_reduced_float(t.dtype()) ? ScalarType::Float32 : t.dtype();
-  Tensor a = abs(to(t, acc));
-  Tensor out;
+namespace {
+
+// The gradient of a p-norm: sign(x) |x|^(p-1) / norm^(p-1), shared evenly among ties for the
+// infinity norms. A zero norm has a zero gradient, as in PyTorch; written as a composite
+// (sqrt(sum(x * x)), ...) the gradient there would be NaN.
+class VectorNormBackward final : public autograd::Node {
+ public:
+  VectorNormBackward(double p, Reduction r) : p_(p), r_(std::move(r)) {}
+  std::string name() const override { return "LinalgVectorNormBackward0"; }
+  TensorList apply(TensorList&& grads) override {
+    Tensor x = input.unpack(*this);
+    Tensor norm = r_.with_kept_dims(output.unpack(*this));
+    Tensor scale;
+    if (p_ == 0) return {zeros_like(x)};
+    if (p_ == 1) {
+      scale = sign(x);
+    } else if (std::isinf(p_)) {
+      Tensor hits = eq(abs(x), norm);
+      scale = div(mul(sign(x), hits), sum(hits, r_.dims(), true));
+    } else {
+      scale = p_ == 2 ? div(x, norm) : div(mul(sign(x), pow(abs(x), p_ - 1)), pow(norm, p_ - 1));
+      if (p_ < 1) scale = where(eq(x, 0), 0.0, scale);  // |x|^(p-1) is infinite at 0
+      scale = where(eq(norm, 0), 0.0, scale);
+    }
+    return {mul(r_.spread(grads[0]), scale)};
+  }
+  void release_saved() override {
+    input.release();
+    output.release();
+  }
+  autograd::SavedTensor input, output;
+
+ private:
+  double p_;
+  Reduction r_;
+};
+
+// The p-norm of x over the masked dims, in x's dtype (which accumulates exactly enough).
+Tensor p_norm(const Tensor& x, double p, const std::vector<bool>& mask, bool keepdim) {
+  Reduction r(x, mask, keepdim);
+  Shape dims = r.dims();
+  autograd::Record<VectorNormBackward> record({&x}, p, r);
+  Tensor a = abs(x), out;
   if (std::isinf(p))
     out = p > 0 ? amax(a, dims, keepdim) : amin(a, dims, keepdim);
   else if (p == 0)
-    out = sum(ne(a, 0), dims, keepdim, acc);
+    out = sum(ne(a, 0), dims, keepdim, x.dtype());
   else if (p == 1)
     out = sum(a, dims, keepdim);
   else if (p == 2)
     out = sqrt(sum(mul(a, a), dims, keepdim));
   else
     out = pow(sum(pow(a, p), dims, keepdim), 1.0 / p);
-  return to(out, t.dtype());
+  if (record) {
+    record->input = autograd::SavedTensor(x, false);
+    record->output = autograd::SavedTensor(out, true);
+  }
+  return record.finish(out);
+}
+
+// Reduced floats accumulate in float32 and round once at the end.
+Tensor accumulated_norm(const Tensor& t, double p, const std::vector<bool>& mask, bool keepdim, ScalarType out) {
+  ScalarType acc = is_reduced_float(out) ? ScalarType::Float32 : out;
+  return to(p_norm(to(t, acc), p, mask, keepdim), out);
+}
+
+}  // namespace
+
+Tensor norm(const Tensor& t, double p, IntArrayRef dims, bool keepdim) {
+  TP_AUTOCAST(norm, t, p, dims, keepdim);
+  check_floating("norm", t, "Expected a floating point or complex tensor as input.");
+  return accumulated_norm(t, p, dim_mask("norm", dims, t.dim()), keepdim, t.dtype());
+}
+
+Tensor linalg_vector_norm(const Tensor& t, double ord, IntArrayRef dims, bool keepdim, OptionalDType dtype) {
+  TP_AUTOCAST(linalg_vector_norm, t, ord, dims, keepdim, dtype);
+  check_floating("linalg.vector_norm", t, "Expected a floating point or complex tensor as input.");
+  if (dtype) {
+    TP_CHECK(is_floating_point(*dtype), "[linalg.vector_norm] dtype should be floating point, got ", name(*dtype));
+    TP_CHECK(promote_types(t.dtype(), *dtype) == *dtype, "[linalg.vector_norm] the dtype of the input (",
+             name(t.dtype()), ") should be convertible without narrowing to the specified dtype (", name(*dtype), ")");
+  }
+  return accumulated_norm(t, ord, dim_mask("linalg.vector_norm", dims, t.dim()), keepdim, dtype.value_or(t.dtype()));
+}
+
+Tensor linalg_matrix_norm(const Tensor& t, double ord, IntArrayRef dims, bool keepdim, OptionalDType dtype) {
+  TP_AUTOCAST(linalg_matrix_norm, t, ord, dims, keepdim, dtype);
+  TP_CHECK(t.dim() >= 2, "[linalg.matrix_norm] The input tensor A must have at least 2 dimensions.");
+  TP_CHECK(dims.size() == 2, "[linalg.matrix_norm] dim must be a 2-tuple. Got ", to_string(dims));
+  TP_CHECK(std::isinf(ord) || ord == 1 || ord == -1, "[linalg.matrix_norm] Order ", ord,
+           " not supported: tensorplay supports 'fro', inf, -inf, 1 and -1 (2, -2 and 'nuc' need an SVD)");
+  check_floating("linalg.matrix_norm", t, "Expected a floating point or complex tensor as input.");
+  int64_t rows = wrap_dim("linalg.matrix_norm", dims[0], t.dim()),
+          cols = wrap_dim("linalg.matrix_norm", dims[1], t.dim());
+  TP_CHECK(rows != cols, "[linalg.matrix_norm] dims must be different. Got (", dims[0], ", ", dims[1], ")");
+  // inf: the largest row sum of |a|; 1: the largest column sum; the negative orders the smallest.
+  int64_t summed = std::isinf(ord) ? cols : rows, extreme = std::isinf(ord) ? rows : cols;
+  Tensor sums = linalg_vector_norm(t, 1, {summed}, true, dtype);
+  Tensor out = ord > 0 ? amax(sums, {extreme}, true) : amin(sums, {extreme}, true);
+  return keepdim ? out : squeeze(out, {std::max(rows, cols), std::min(rows, cols)});
+}
+
+Tensor linalg_matrix_norm(const Tensor& t, std::string_view ord, IntArrayRef dims, bool keepdim, OptionalDType dtype) {
+  TP_CHECK(ord == "fro" || ord == "nuc", "[linalg.matrix_norm] Order ", ord, " not supported.");
+  TP_CHECK(ord == "fro", "[linalg.matrix_norm] Order 'nuc' not supported: it needs an SVD, which tensorplay lacks");
+  TP_CHECK(t.dim() >= 2, "[linalg.matrix_norm] The input tensor A must have at least 2 dimensions.");
+  TP_CHECK(dims.size() == 2, "[linalg.matrix_norm] dim must be a 2-tuple. Got ", to_string(dims));
+  return linalg_vector_norm(t, 2, dims, keepdim, dtype);
+}
+
+Tensor renorm(const Tensor& t, double p, int64_t dim, double maxnorm) {
+  TP_AUTOCAST(renorm, t, p, dim, maxnorm);
+  TP_CHECK(p > 0, "[renorm] non-positive norm not supported, got p=", p);
+  TP_CHECK(maxnorm >= 0, "[renorm] expected maxnorm to be >= 0 but got ", maxnorm);
+  TP_CHECK(t.dim() > 1, "[renorm] input needs at least 2 dimensions, got ", t.dim(), " dimensions");
+  check_floating("renorm", t, "expected a floating point input.");
+  int64_t keep = wrap_dim("renorm", dim, t.dim());
+  Shape others;
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (d != keep) others.push_back(d);
+  // Each slice along dim whose norm exceeds maxnorm is scaled down to it (PyTorch's 1e-7 guard).
+  ScalarType acc = is_reduced_float(t.dtype()) ? ScalarType::Float32 : t.dtype();
+  Tensor norms = linalg_vector_norm(t, p, others, true, acc);
+  Tensor factor = where(gt(norms, maxnorm), div(scalar_tensor(maxnorm, acc), add(norms, 1e-7)), 1.0);
+  return mul(t, to(factor, t.dtype()));
 }
 
 Tensor logsumexp(const Tensor& t, IntArrayRef dims, bool keepdim) {

@@ -66,18 +66,24 @@ class ExpandBackward final : public autograd::Node {
 class ViewScatterBackward final : public autograd::Node {
  public:
   using View = std::function<Tensor(const Tensor&)>;
-  ViewScatterBackward(const char* name, const Tensor& input, View view)
-      : name_(name), sizes_(input.sizes().begin(), input.sizes().end()), view_(std::move(view)) {}
+  // same_layout: the view is read off the input's memory layout (as_strided), so the gradient
+  // is laid out like the input; the other views are defined by the input's shape alone.
+  ViewScatterBackward(const char* name, const Tensor& input, View view, bool same_layout = false)
+      : name_(name),
+        sizes_(input.sizes().begin(), input.sizes().end()),
+        strides_(same_layout ? Shape(input.strides().begin(), input.strides().end()) : Shape()),
+        view_(std::move(view)) {}
   std::string name() const override { return name_; }
   TensorList apply(TensorList&& grads) override {
-    Tensor result = zeros(sizes_, grads[0].dtype(), grads[0].device());
+    Tensor result = strides_.empty() ? zeros(sizes_, grads[0].dtype(), grads[0].device())
+                                     : zero_(empty_strided(sizes_, strides_, grads[0].dtype(), grads[0].device()));
     copy_(view_(result), grads[0]);
     return {result};
   }
 
  private:
   const char* name_;
-  Shape sizes_;
+  Shape sizes_, strides_;
   View view_;
 };
 
@@ -236,7 +242,7 @@ Tensor as_strided(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, std::
   int64_t relative = offset - t.storage_offset();
   return recorded_view<ViewScatterBackward>(
       t, sz, st, offset, "AsStridedBackward0", t,
-      [sz, st, relative](const Tensor& x) { return as_strided(x, sz, st, x.storage_offset() + relative); });
+      [sz, st, relative](const Tensor& x) { return as_strided(x, sz, st, x.storage_offset() + relative); }, true);
 }
 
 Tensor view(const Tensor& t, IntArrayRef sizes) {
@@ -441,6 +447,22 @@ Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
   TP_CHECK(length >= 0 && start + length <= size, "[narrow] start (", start, ") + length (", length,
            ") exceeds dimension size (", size, ")");
   return slice(t, d, start, start + length, 1);
+}
+
+Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
+  int64_t d1 = wrap_dim("diagonal", dim1, t.dim()), d2 = wrap_dim("diagonal", dim2, t.dim());
+  TP_CHECK(d1 != d2, "[diagonal] dimensions cannot be identical ", dim1, ", ", dim2);
+  // Element i sits at [i, i + offset] (or [i - offset, i]): one stride that steps both dims.
+  const int64_t length = std::max<int64_t>(
+      0, offset >= 0 ? std::min(t.size(d1), t.size(d2) - offset) : std::min(t.size(d1) + offset, t.size(d2)));
+  int64_t start = t.storage_offset();
+  if (length > 0) start += offset >= 0 ? offset * t.stride(d2) : -offset * t.stride(d1);
+  Shape sizes, strides;
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (d != d1 && d != d2) sizes.push_back(t.size(d)), strides.push_back(t.stride(d));
+  sizes.push_back(length), strides.push_back(t.stride(d1) + t.stride(d2));
+  return recorded_view<ViewScatterBackward>(t, std::move(sizes), std::move(strides), start, "DiagonalBackward0", t,
+                                            [=](const Tensor& x) { return diagonal(x, offset, d1, d2); });
 }
 
 Tensor select(const Tensor& t, int64_t dim, int64_t index) {

@@ -152,6 +152,15 @@ void init_indexing(nb::module_& m) {
   tensor_class().def("index_put_", [](Tensor& t, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
                                       bool accumulate) -> Tensor { return index_put_(t, indices, values, accumulate); },
                      "indices"_a, "values"_a, "accumulate"_a = false, release_gil());
+  m.def("index_copy", [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source) {
+    return index_copy(t, dim, index, source);
+  }, "input"_a, "dim"_a, "index"_a, "source"_a, release_gil());
+  tensor_class().def("index_copy", [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source) {
+    return index_copy(t, dim, index, source);
+  }, "dim"_a, "index"_a, "source"_a, release_gil());
+  tensor_class().def("index_copy_", [](Tensor& t, int64_t dim, const Tensor& index, const Tensor& source) -> Tensor {
+    return index_copy_(t, dim, index, source);
+  }, "dim"_a, "index"_a, "source"_a, release_gil());
   m.def("index_put", [](const Tensor& t, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
                         bool accumulate) { return index_put(t, indices, values, accumulate); },
         "input"_a, "indices"_a, "values"_a, "accumulate"_a = false, release_gil());

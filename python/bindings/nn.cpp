@@ -13,6 +13,8 @@ void init_nn(nb::module_& m) {
   using OT = std::optional<Tensor>;
   nn.def("conv2d", &conv2d, "input"_a, "weight"_a, "bias"_a.none(), "stride"_a, "padding"_a, "dilation"_a, "groups"_a, g);
   nn.def("conv1d", &conv1d, "input"_a, "weight"_a, "bias"_a.none(), "stride"_a, "padding"_a, "dilation"_a, "groups"_a, g);
+  nn.def("conv_transpose1d", &conv_transpose1d, "input"_a, "weight"_a, "bias"_a.none(), "stride"_a, "padding"_a,
+         "output_padding"_a, "groups"_a, "dilation"_a, g);
   nn.def("conv_transpose2d", &conv_transpose2d, "input"_a, "weight"_a, "bias"_a.none(), "stride"_a, "padding"_a,
          "output_padding"_a, "groups"_a, "dilation"_a, g);
   nn.def("max_pool2d_with_indices", &max_pool2d_with_indices, "input"_a, "kernel_size"_a, "stride"_a, "padding"_a,

@@ -301,6 +301,54 @@ void init_linalg(nb::module_& m) {
   def_op(m, "baddbmm", [](const Tensor& s, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) {
     return baddbmm(s, a, b, beta, alpha);
   }, "batch1"_a, "batch2"_a, nb::kw_only(), "beta"_a = 1, "alpha"_a = 1);
+  def_op(m, "addbmm", [](const Tensor& s, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) {
+    return addbmm(s, a, b, beta, alpha);
+  }, "batch1"_a, "batch2"_a, nb::kw_only(), "beta"_a = 1, "alpha"_a = 1);
+  def_op(m, "addmv", [](const Tensor& s, const Tensor& a, const Tensor& v, const Scalar& beta, const Scalar& alpha) {
+    return addmv(s, a, v, beta, alpha);
+  }, "mat"_a, "vec"_a, nb::kw_only(), "beta"_a = 1, "alpha"_a = 1);
+  def_op(m, "addr", [](const Tensor& s, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) {
+    return addr(s, a, b, beta, alpha);
+  }, "vec1"_a, "vec2"_a, nb::kw_only(), "beta"_a = 1, "alpha"_a = 1);
+  def_op(m, "vdot", [](const Tensor& a, const Tensor& b) { return vdot(a, b); }, "other"_a);
+  def_op(m, "cross", [](const Tensor& a, const Tensor& b, std::optional<int64_t> dim) { return cross(a, b, dim); },
+         "other"_a, "dim"_a.none() = nb::none());
+  def_op(m, "diagonal", [](const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
+    return diagonal(t, offset, dim1, dim2);
+  }, "offset"_a = 0, "dim1"_a = 0, "dim2"_a = 1);
+  def_op(m, "trace", [](const Tensor& t) { return trace(t); });
+  def_op(m, "renorm", [](const Tensor& t, double p, int64_t dim, double maxnorm) { return renorm(t, p, dim, maxnorm); },
+         "p"_a, "dim"_a, "maxnorm"_a);
+  def_op(m, "dist", [](const Tensor& a, const Tensor& b, double p) { return dist(a, b, p); }, "other"_a, "p"_a = 2);
+  // tensorplay/functional.py wraps these with PyTorch's argument forms.
+  m.def("_tensordot", &tensordot, "a"_a, "b"_a, "dims_a"_a, "dims_b"_a, release_gil());
+  m.def("_einsum", &einsum, "equation"_a, "operands"_a, release_gil());
+  m.def("cdist", [](const Tensor& a, const Tensor& b, double p) { return cdist(a, b, p); }, "x1"_a, "x2"_a,
+        "p"_a = 2.0, release_gil());
+  m.def("pdist", [](const Tensor& x, double p) { return pdist(x, p); }, "input"_a, "p"_a = 2.0, release_gil());
+  m.def("cosine_similarity", &cosine_similarity, "x1"_a, "x2"_a, "dim"_a = 1, "eps"_a = 1e-8, release_gil());
+  using OT = std::optional<Tensor>;
+  for (auto [name, cell] : {std::pair{"rnn_tanh_cell", &rnn_tanh_cell}, std::pair{"rnn_relu_cell", &rnn_relu_cell},
+                            std::pair{"gru_cell", &gru_cell}})
+    m.def(name, cell, "input"_a, "hx"_a, "w_ih"_a, "w_hh"_a, "b_ih"_a.none() = OT(), "b_hh"_a.none() = OT(),
+          release_gil());
+  m.def("lstm_cell", [](const Tensor& x, const TensorList& hx, const Tensor& w_ih, const Tensor& w_hh, const OT& b_ih,
+                        const OT& b_hh) {
+    auto [h, c] = lstm_cell(x, hx, w_ih, w_hh, b_ih, b_hh);
+    return std::make_tuple(h, c);
+  }, "input"_a, "hx"_a, "w_ih"_a, "w_hh"_a, "b_ih"_a.none() = OT(), "b_hh"_a.none() = OT(), release_gil());
+
+  nb::module_ linalg = m.def_submodule("_linalg", "Linear algebra (see tensorplay.linalg)");
+  linalg.def("vector_norm", &linalg_vector_norm, "x"_a, "ord"_a, "dim"_a, "keepdim"_a, "dtype"_a.none(), release_gil());
+  linalg.def("matrix_norm", nb::overload_cast<const Tensor&, double, IntArrayRef, bool, OptionalDType>(&linalg_matrix_norm),
+             "A"_a, "ord"_a, "dim"_a, "keepdim"_a, "dtype"_a.none(), release_gil());
+  linalg.def("matrix_norm",
+             nb::overload_cast<const Tensor&, std::string_view, IntArrayRef, bool, OptionalDType>(&linalg_matrix_norm), "A"_a,
+             "ord"_a, "dim"_a, "keepdim"_a, "dtype"_a.none(), release_gil());
+  linalg.def("vecdot", &linalg_vecdot, "x"_a, "y"_a, nb::kw_only(), "dim"_a = -1, release_gil());
+  linalg.def("multi_dot", &linalg_multi_dot, "tensors"_a, release_gil());
+  linalg.def("cross", [](const Tensor& a, const Tensor& b, int64_t dim) { return cross(a, b, dim); }, "input"_a,
+             "other"_a, nb::kw_only(), "dim"_a = -1, release_gil());
 }
 
 void init_shape(nb::module_& m) {

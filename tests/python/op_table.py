@@ -750,6 +750,111 @@ def outer_samples(mk):
     ]
 
 
+def addmv_samples(mk):
+    return [
+        S("2d", mk((3,)), mk((3, 4)), mk((4,))),
+        S("broadcast_input", mk((1,)), mk((3, 4)), mk((4,))),
+        S("float_beta_alpha", mk((3,)), mk.transposed((3, 4)), mk.strided((4,)), beta=0.5, alpha=2.0),
+        S("size_mismatch", mk((2,)), mk((3, 4)), mk((4,))),
+        S("mixed_dtype", mk((3,)), mk((3, 4)), mk((4,), dtype=other_dtype(mk.dtype))),
+    ]
+
+
+def addr_samples(mk):
+    return [
+        S("1d", mk((3, 4)), mk((3,)), mk((4,))),
+        S("broadcast_input", mk((4,)), mk.strided((3,)), mk((4,)), beta=2, alpha=3),
+        S("bad_input", mk((2, 4)), mk((3,)), mk((4,))),
+        S("mixed_dtype", mk((3, 4)), mk((3,)), mk((4,), dtype=other_dtype(mk.dtype))),
+    ]
+
+
+def addbmm_samples(mk):
+    return [
+        S("3d", mk((3, 5)), mk((2, 3, 4)), mk((2, 4, 5))),
+        S("float_beta_alpha", mk((5,)), mk.transposed((2, 3, 4)), mk((2, 4, 5)), beta=0.5, alpha=2.0),
+        S("empty_batch", mk((3, 5)), mk((0, 3, 4)), mk((0, 4, 5))),
+        S("batch_mismatch", mk((3, 5)), mk((2, 3, 4)), mk((3, 4, 5))),
+        S("mixed_dtype", mk((3, 5)), mk((2, 3, 4)), mk((2, 4, 5), dtype=other_dtype(mk.dtype))),
+    ]
+
+
+def tensordot_samples(mk):
+    return [
+        S("int_dims", mk((2, 3, 4)), mk((3, 4, 2)), dims=2),
+        S("lists", mk((3, 4, 5)), mk((5, 2, 3)), dims=([0, 2], [2, 0])),
+        S("outer", mk((3,)), mk.transposed((2, 4)), dims=0),
+        S("size_mismatch", mk((3, 4)), mk((5, 2)), dims=([1], [0])),
+        S("mixed_dtype", mk((3, 4)), mk((4, 2), dtype=other_dtype(mk.dtype)), dims=1),
+    ]
+
+
+def einsum_samples(mk):
+    return [
+        S("matmul", "ij,jk->ik", mk((3, 4)), mk((4, 5))),
+        S("batched", "bij,bjk->bik", mk((2, 3, 4)), mk.transposed((2, 4, 5))),
+        S("implicit", "ij,kj", mk((3, 4)), mk((2, 4))),
+        S("trace", "ii", mk((4, 4))),
+        S("diagonal", "bii->bi", mk((2, 3, 3))),
+        S("outer", "i,j->ij", mk((3,)), mk((4,))),
+        S("sum_out", "ijk->j", mk((2, 3, 4))),
+        S("three", "ij,jk,kl->il", mk((2, 3)), mk((3, 4)), mk((4, 2))),
+        S("ellipsis", "...ij,...jk->...ik", mk((2, 3, 4)), mk((4, 2))),
+        S("broadcast", "bij,bjk->bik", mk((1, 3, 4)), mk((2, 4, 5))),
+        S("bilinear", "bn,anm,bm->ba", mk((2, 3)), mk((4, 3, 5)), mk((2, 5))),
+        S("uppercase", "Ab,bC->AC", mk((2, 3)), mk((3, 2))),
+        S("too_few_operands", "ij,jk->ik", mk((3, 4))),
+        S("bad_subscripts", "ijk,jk->ik", mk((3, 4)), mk((4, 5))),
+        S("size_mismatch", "ij,jk->ik", mk((3, 4)), mk((5, 2))),
+        S("unknown_output", "ij,jk->iz", mk((3, 4)), mk((4, 5))),
+        S("mixed_dtype", "ij,jk->ik", mk((3, 4)), mk((4, 5), dtype=other_dtype(mk.dtype))),
+    ]
+
+
+def cross_samples(mk):
+    return [
+        S("dim1", mk((4, 3)), mk((4, 3)), dim=1),
+        S("broadcast", mk((2, 1, 3)), mk((1, 4, 3)), dim=-1),
+        S("default_dim", mk((3, 4)), mk((3, 4))),
+        S("not_3", mk((4, 2)), mk((4, 2)), dim=1),
+        S("mixed_dtype", mk((2, 3)), mk((2, 3), dtype=other_dtype(mk.dtype)), dim=1),
+    ]
+
+
+def trace_samples(mk):
+    return [S("square", mk((4, 4))), S("wide", mk.transposed((3, 5))), S("empty", mk((0, 3))), S("1d", mk((4,)))]
+
+
+def diagonal_samples(mk):
+    return [
+        S("2d", mk((4, 5))),
+        S("offset", mk((4, 5)), offset=2),
+        S("negative_offset", mk.transposed((4, 5)), offset=-1),
+        S("dims", mk((2, 3, 4)), offset=1, dim1=2, dim2=0),
+        S("offset_past_end", mk((3, 3)), offset=5),
+        S("same_dims", mk((3, 3)), dim1=1, dim2=1),
+    ]
+
+
+def vecdot_samples(mk):
+    return [
+        S("2d", mk((3, 4)), mk((3, 4))),
+        S("broadcast", mk((2, 1, 4)), mk((3, 4)), dim=-1),
+        S("dim0", mk((4, 3)), mk((4, 3)), dim=0),
+        S("mixed_dtype", mk((3, 4)), mk((3, 4), dtype=other_dtype(mk.dtype))),
+    ]
+
+
+def multi_dot_samples(mk):
+    return [
+        S("matrices", [mk((2, 3)), mk((3, 4)), mk((4, 2))]),
+        S("vector_ends", [mk((3,)), mk((3, 4)), mk((4,))]),
+        S("two", [mk((2, 3)), mk.transposed((3, 4))]),
+        S("one", [mk((2, 3))]),
+        S("3d", [mk((2, 3)), mk((2, 3, 4))]),
+    ]
+
+
 LINALG = [
     Op("matmul", matmul_samples, dtypes=LINALG_DTYPES),
     Op("__matmul__", matmul_samples, fn=lambda m, x, y: x @ y, dtypes=LINALG_DTYPES),
@@ -760,6 +865,110 @@ LINALG = [
     Op("dot", dot_samples, dtypes=LINALG_DTYPES),
     Op("mv", mv_samples, dtypes=LINALG_DTYPES),
     Op("outer", outer_samples, dtypes=LINALG_DTYPES),
+    Op("vdot", dot_samples, dtypes=LINALG_DTYPES),
+    Op("addmv", addmv_samples, dtypes=LINALG_DTYPES),
+    Op("addr", addr_samples, dtypes=LINALG_DTYPES),
+    # one product over the whole batch, rounded once; torch rounds the sum of the batch's products
+    Op("addbmm", addbmm_samples, dtypes=LINALG_DTYPES, tol={"bfloat16": (4e-2, 1e-2), "float16": (1e-2, 1e-3)}),
+    Op("tensordot", tensordot_samples, dtypes=LINALG_DTYPES),
+    Op("einsum", einsum_samples, dtypes=LINALG_DTYPES, method=False),
+    Op("cross", cross_samples, dtypes=LINALG_DTYPES),
+    Op("trace", trace_samples, dtypes=LINALG_DTYPES),
+    Op("diagonal", diagonal_samples, dtypes=SHAPE_DTYPES),
+    Op("linalg.vecdot", vecdot_samples, dtypes=LINALG_DTYPES, fn=lambda m, *a, **k: m.linalg.vecdot(*a, **k),
+       method=False),
+    Op("linalg.multi_dot", multi_dot_samples, dtypes=LINALG_DTYPES,
+       fn=lambda m, *a, **k: m.linalg.multi_dot(*a, **k), method=False),
+]
+
+
+# ---------------------------------------------------------------------------------------------
+# Norms and distances: floating only. Values stay away from 0 so that no sample sits on a kink.
+
+def vector_norm_samples(mk):
+    return [
+        S("full", mk((3, 4))),
+        S("dim1", mk((3, 4)), dim=1),
+        S("inf_keepdim", mk((3, 4)), ord=math.inf, dim=0, keepdim=True),
+        S("ord1_dims", mk.transposed((2, 3, 4)), ord=1, dim=(0, 2)),
+        S("ord0", mk((3, 4)), ord=0),
+        S("ord3", mk((3, 4)), ord=3, dim=-1),
+        S("ord_half", mk((3, 4)), ord=0.5),
+        S("neg_inf", mk((3, 4)), ord=-math.inf, dim=1),
+        S("dtype_float64", mk((3, 4)), dtype=DType("float64")),
+        S("zeros", np.zeros((2, 3), NUMPY_DTYPES[mk.dtype]), dim=1),
+        S("empty", mk((0, 3)), dim=1),
+        S("bad_dim", mk((3, 4)), dim=2),
+    ]
+
+
+def matrix_norm_samples(mk):
+    return [
+        S("fro", mk((3, 4))),
+        S("batched", mk((2, 3, 4))),
+        S("ord1", mk((3, 4)), ord=1),
+        S("ord_inf", mk.transposed((3, 4)), ord=math.inf),
+        S("ord_neg1", mk((3, 4)), ord=-1, keepdim=True),
+        S("dims", mk((3, 2, 4)), ord=-math.inf, dim=(0, 2)),
+        S("1d", mk((4,))),
+    ]
+
+
+def renorm_samples(mk):
+    return [
+        S("dim0", mk((3, 4)), 2, 0, 1.5),
+        S("dim1_p1", mk.transposed((3, 4)), 1, 1, 2.0),
+        S("nothing_scaled", mk((2, 3)), 2, 0, 100.0),
+        S("1d", mk((4,)), 2, 0, 1.0),
+        S("negative_p", mk((3, 4)), -1, 0, 1.0),
+    ]
+
+
+def dist_samples(mk):
+    return [
+        S("2d", mk((3, 4)), mk((3, 4))),
+        S("broadcast_p1", mk((3, 4)), mk((4,)), p=1),
+        S("pinf", mk((3, 4)), mk.transposed((3, 4)), p=math.inf),
+        S("p3", mk((3, 4)), mk((3, 4)), p=3),
+        S("bad_shapes", mk((3, 4)), mk((2, 4))),
+    ]
+
+
+def cdist_samples(mk):
+    return [
+        S("2d", mk((3, 4)), mk((5, 4))),
+        S("batched_p1", mk((2, 3, 4)), mk((2, 5, 4)), p=1.0),
+        S("broadcast_batch", mk((1, 3, 4)), mk((2, 2, 4)), p=3.0),
+        S("pinf", mk.transposed((3, 4)), mk((2, 4)), p=math.inf),
+        S("columns_mismatch", mk((3, 4)), mk((2, 5))),
+        S("1d", mk((4,)), mk((2, 4))),
+    ]
+
+
+def pdist_samples(mk):
+    return [S("2d", mk((4, 3))), S("p1", mk((5, 2)), p=1.0), S("one_row", mk((1, 3), dtype="float64")), S("3d", mk((2, 3, 4)))]
+
+
+def cosine_similarity_samples(mk):
+    return [
+        S("dim1", mk((3, 4)), mk((3, 4))),
+        S("broadcast", mk((2, 3, 4)), mk((4,)), dim=-1),
+        S("transposed", mk.transposed((3, 4)), mk((3, 4))),
+        S("eps", mk((3, 4)), mk((3, 4)) * 0.01, dim=0, eps=0.5),
+        S("bad_dim", mk((3, 4)), mk((3, 4)), dim=2),
+    ]
+
+
+NORMS = [
+    Op("linalg.vector_norm", vector_norm_samples, dtypes=FLOAT_DTYPES, method=False,
+       fn=lambda m, *a, **k: m.linalg.vector_norm(*a, **k), domain=(0.25, 3)),
+    Op("linalg.matrix_norm", matrix_norm_samples, dtypes=FLOAT_DTYPES, method=False,
+       fn=lambda m, *a, **k: m.linalg.matrix_norm(*a, **k)),
+    Op("renorm", renorm_samples, dtypes=FLOAT_DTYPES),
+    Op("dist", dist_samples, dtypes=FLOAT_DTYPES),
+    Op("cdist", cdist_samples, dtypes=FLOAT_DTYPES),
+    Op("pdist", pdist_samples, dtypes=FLOAT_DTYPES),
+    Op("cosine_similarity", cosine_similarity_samples, dtypes=FLOAT_DTYPES),
 ]
 
 
@@ -1036,4 +1245,4 @@ INDEXING = [
 ]
 
 
-TABLE = UNARY + BINARY + TERNARY + OPERATORS + PROMOTION + REDUCTIONS + LINALG + SHAPE + INDEXING
+TABLE = UNARY + BINARY + TERNARY + OPERATORS + PROMOTION + REDUCTIONS + LINALG + NORMS + SHAPE + INDEXING

@@ -841,6 +841,50 @@ def test_policy_override_is_restored_after_an_exception():
     assert tensorplay.amp.get_policy("softmax", "cpu") == "input_dtype"
 
 
+# ---- composites: ops whose pieces autocast (PyTorch's CompositeImplicitAutograd ops) ----
+
+def test_composite_pieces_follow_their_own_policies():
+    """einsum has no CPU rule of its own; its bmm is lowered, as in PyTorch, and the trace shows both."""
+    a, b = data(2, 3, 4), data(2, 4, 5)
+    with tensorplay.amp.trace() as t:
+        with tensorplay.autocast("cpu"):
+            out = tensorplay.einsum("bij,bjk->bik", a, b)
+    assert out.dtype == bf16
+    assert [(e.op, e.policy) for e in t.entries] == [("bmm", "lower_precision"), ("einsum", "composite")]
+    assert t.entries[1].casts == 0 and t.entries[0].casts == 2
+
+
+def test_composite_overridden_to_input_dtype_runs_in_float32():
+    a, b = data(3, 4), data(4, 5)
+    with tensorplay.autocast("cpu"), tensorplay.amp.policy_override({"einsum": "input_dtype"}, device_type="cpu"):
+        assert tensorplay.einsum("ij,jk->ik", a, b).dtype == f32
+        assert tensorplay.einsum("ij,jk->ik", a, b.t().contiguous().t()).dtype == f32
+
+
+def test_lstm_cell_state_stays_float32_under_autocast():
+    """The gates are lowered (linear), the float32 cell state promotes them back: (h, c) are float32."""
+    x, h, c = data(2, 3), data(2, 4), data(2, 4)
+    w_ih, w_hh = weight(16, 3), weight(16, 4)
+    with tensorplay.autocast("cpu"):
+        h1, c1 = tensorplay.lstm_cell(x, (h, c), w_ih, w_hh)
+        g = tensorplay.rnn_tanh_cell(x, h, weight(4, 3), weight(4, 4))
+    assert (h1.dtype, c1.dtype, g.dtype) == (f32, f32, bf16)
+    (h1.sum() + c1.sum()).backward()
+    assert w_ih.grad.dtype == f32
+
+
+def test_failing_composite_leaves_autocast_as_it_was():
+    """An error inside a composite's body must not change how the next op is autocast."""
+    with tensorplay.autocast("cpu"):
+        with pytest.raises(RuntimeError):
+            tensorplay.einsum("ij,jk->ik", data(3, 4), data(5, 2))
+        assert tensorplay.mm(data(3, 4), data(4, 2)).dtype == bf16
+        with pytest.raises(RuntimeError):
+            tensorplay.tensordot(data(3, 4), data(4, 2).to(bf16), dims=1)
+        assert tensorplay.mm(data(3, 4), data(4, 2)).dtype == bf16
+    assert tensorplay.mm(data(3, 4), data(4, 2)).dtype == f32
+
+
 # ---- beyond PyTorch: traces ----
 
 def test_trace_records_what_ran_in_which_dtype():

@@ -138,6 +138,27 @@ SPECS = [
          lambda m, q, k, v: F(m).scaled_dot_product_attention(q, k, v, is_causal=True),
          (x(1, 2, 4, 8, **UNIT), x(1, 2, 4, 8, **UNIT), x(1, 2, 4, 8)), variant="causal", tol=1.5),
     Spec("mv", lambda m, a, v: m.mv(a, v), (x(4, 6), x(6)), ints=True),
+    Spec("conv_transpose1d", lambda m, a, w, b: F(m).conv_transpose1d(a, w, b, stride=2, padding=1),
+         (x(2, 3, 5), x(3, 4, 3), x(4))),
+    Spec("addbmm", lambda m, c, a, b: m.addbmm(c, a, b, beta=0.5, alpha=2.0), (x(4, 3), x(2, 4, 6), x(2, 6, 3)),
+         tol=1.5),
+    Spec("linalg_vecdot", lambda m, a, b: m.linalg.vecdot(a, b), (x(3, 6), x(6))),
+    Spec("addmv", lambda m, c, a, v: m.addmv(c, a, v, beta=0.5), (x(4), x(4, 6), x(6)), ints=True),
+    Spec("addr", lambda m, c, a, b: m.addr(c, a, b, alpha=2.0), (x(4, 3), x(4), x(3)), ints=True),
+    Spec("einsum", lambda m, a, b: m.einsum("bij,bjk->bik", a, b), (x(2, 4, 6), x(2, 6, 3)), ints=True),
+    Spec("einsum", lambda m, a, b: m.einsum("ii,i->", a, b), (x(4, 4), x(4)), variant="trace_like"),
+    Spec("einsum", lambda m, a: m.einsum("...ij->...ji", a), (x(2, 3, 4),), variant="ellipsis"),
+    Spec("linalg_multi_dot", lambda m, a, b, c: m.linalg.multi_dot([a, b, c]), (x(4), x(4, 5), x(5, 3))),
+    Spec("rnn_tanh_cell", lambda m, a, h, wi, wh, bi, bh: m.rnn_tanh_cell(a, h, wi, wh, bi, bh),
+         (x(2, 3, **UNIT), x(2, 4, **UNIT), x(4, 3, **UNIT), x(4, 4, **UNIT), x(4, **UNIT), x(4, **UNIT))),
+    Spec("rnn_relu_cell", lambda m, a, h, wi, wh: m.rnn_relu_cell(a, h, wi, wh),
+         (x(2, 3, **UNIT), x(2, 4, **UNIT), x(4, 3, **UNIT), x(4, 4, **UNIT))),
+    Spec("lstm_cell", lambda m, a, h, c, wi, wh, bi, bh: m.lstm_cell(a, (h, c), wi, wh, bi, bh),
+         (x(2, 3, **UNIT), x(2, 4, **UNIT), x(2, 4, **UNIT), x(16, 3, **UNIT), x(16, 4, **UNIT), x(16, **UNIT),
+          x(16, **UNIT)), tol=1.5),
+    Spec("gru_cell", lambda m, a, h, wi, wh, bi, bh: m.gru_cell(a, h, wi, wh, bi, bh),
+         (x(2, 3, **UNIT), x(2, 4, **UNIT), x(12, 3, **UNIT), x(12, 4, **UNIT), x(12, **UNIT), x(12, **UNIT)),
+         tol=1.5),
 
     # --- float32 on CUDA, their inputs' dtype on CPU ----------------------------------------
     Spec("exp", lambda m, a: m.exp(a), (x(3, 4),)),
@@ -166,6 +187,13 @@ SPECS = [
     Spec("interpolate", lambda m, a: F(m).interpolate(a, scale_factor=2, mode="nearest"), (x(1, 2, 3, 3),)),
     Spec("interpolate", lambda m, a: F(m).interpolate(a, size=(5, 4), mode="bilinear", align_corners=False),
          (x(1, 2, 3, 3),), variant="bilinear"),
+    Spec("cosine_similarity", lambda m, a, b: F(m).cosine_similarity(a, b), (x(3, 4), x(3, 4))),
+    Spec("cosine_similarity", lambda m, a, b: m.cosine_similarity(a, b, dim=-1), (x(2, 3, 4), x(4)),
+         variant="broadcast"),
+    Spec("dist", lambda m, a, b: m.dist(a, b), (x(3, 4), x(3, 4))),
+    Spec("dist", lambda m, a, b: m.dist(a, b, p=1), (x(3, 4), x(4)), variant="p1"),
+    Spec("pdist", lambda m, a: F(m).pdist(a), (x(4, 3),)),
+    Spec("renorm", lambda m, a: m.renorm(a, 2, 0, 1.0), (x(3, 4),)),
 
     # --- float32 on CPU ---------------------------------------------------------------------
     Spec("reflection_pad", lambda m, a: F(m).pad(a, (1, 2), mode="reflect"), (x(2, 3, 5),)),
@@ -176,6 +204,9 @@ SPECS = [
          variant="2d"),
     Spec("prod", lambda m, a: m.prod(a), (x(2, 4, lo=0.5, hi=1.5),), ints=True),
     Spec("prod", lambda m, a: m.prod(a, dim=1), (x(3, 4, lo=0.5, hi=1.5),), variant="dim"),
+    Spec("cdist", lambda m, a, b: m.cdist(a, b), (x(3, 4), x(2, 4))),
+    Spec("cdist", lambda m, a, b: m.cdist(a, b, p=1.0), (x(2, 3, 4), x(2, 5, 4)), variant="p1"),
+    Spec("trace", lambda m, a: m.trace(a), (x(4, 4),), ints=True),
 
     # --- float32 unless dtype= on CUDA, their inputs' dtype on CPU ---------------------------
     Spec("sum", lambda m, a: m.sum(a), (x(3, 5),), ints=True),
@@ -188,6 +219,13 @@ SPECS = [
     Spec("log_softmax", lambda m, a: F(m).log_softmax(a, dim=1), (x(3, 5),)),
     Spec("norm", lambda m, a: m.norm(a), (x(3, 5),)),
     Spec("norm", lambda m, a: m.norm(a, p=1, dim=1), (x(3, 5),), variant="dim"),
+    Spec("linalg_vector_norm", lambda m, a: m.linalg.vector_norm(a), (x(3, 5),)),
+    Spec("linalg_vector_norm", lambda m, a: m.linalg.vector_norm(a, ord=float("inf"), dim=1, keepdim=True),
+         (x(3, 5),), variant="inf"),
+    Spec("linalg_vector_norm", lambda m, a: m.linalg.vector_norm(a, ord=3, dim=0, dtype=m.float64), (x(3, 5),),
+         variant="dtype"),
+    Spec("linalg_matrix_norm", lambda m, a: m.linalg.matrix_norm(a), (x(2, 3, 5),)),
+    Spec("linalg_matrix_norm", lambda m, a: m.linalg.matrix_norm(a, ord=1), (x(3, 5),), variant="ord1"),
 
     # --- losses (float32 on CPU) ------------------------------------------------------------
     Spec("mse_loss", lambda m, a, t: F(m).mse_loss(a, t), (x(3, 4), x(3, 4))),
@@ -215,6 +253,9 @@ SPECS = [
     Spec("cat", lambda m, a, b: m.cat([a, b]), (x(2, 3), x(1, 3)), ints=True),
     Spec("cat", lambda m, a, b, c: m.cat((a, b, c), dim=1), (x(2, 1), x(2, 3), x(2, 2)), variant="three"),
     Spec("stack", lambda m, a, b: m.stack([a, b], dim=1), (x(2, 3), x(2, 3)), ints=True),
+    Spec("index_copy", lambda m, a, i, s: m.index_copy(a, 0, i, s), (x(5, 3), Ints([4, 0]), x(2, 3)), ints=True),
+    Spec("index_copy", lambda m, a, i, s: a.index_copy(1, i, s), (x(2, 4), Ints([3, 1, 0]), x(2, 3)),
+         variant="dim1", ints=True),
     Spec("addcmul", lambda m, a, b, c: m.addcmul(a, b, c, value=0.5), (x(3, 4), x(3, 4), x(3, 4)), ints=False),
     Spec("addcdiv", lambda m, a, b, c: m.addcdiv(a, b, c, value=0.5), (x(3, 4), x(3, 4), x(3, 4, nonzero=True))),
     Spec("atan2", lambda m, a, b: m.atan2(a, b), (x(3, 4), x(3, 4))),
@@ -223,6 +264,11 @@ SPECS = [
     Spec("bilinear", lambda m, a, b, w, bias: F(m).bilinear(a, b, w, bias), (x(3, 4), x(3, 5), x(2, 4, 5), x(2)),
          tol=1.5, torch_lowers_inside=True),
     Spec("dot", lambda m, a, b: m.dot(a, b), (x(6), x(6)), ints=True),
+    Spec("vdot", lambda m, a, b: m.vdot(a, b), (x(6), x(6)), ints=True),
+    Spec("cross", lambda m, a, b: m.cross(a, b, dim=1), (x(2, 3), x(2, 3)), ints=True),
+    Spec("cross", lambda m, a, b: m.linalg.cross(a, b), (x(4, 3), x(1, 3)), variant="linalg"),
+    Spec("tensordot", lambda m, a, b: m.tensordot(a, b, dims=([1, 0], [0, 2])), (x(3, 4, 2), x(4, 5, 3)), ints=True),
+    Spec("tensordot", lambda m, a, b: m.tensordot(a, b, dims=1), (x(3, 4), x(4, 2)), variant="int"),
     Spec("index_put", lambda m, a, i, v: m.index_put(a, (i,), v), (x(5, 3), Ints([0, 3]), x(2, 3)), ints=True),
     Spec("index_put", lambda m, a, i, v: m.index_put(a, (i,), v, accumulate=True),
          (x(5, 3), Ints([1, 1, 4]), x(3, 3)), variant="accumulate", ints=True),
@@ -697,8 +743,9 @@ def test_policy_matches_torch_dispatcher(op, device):
         assert policy == KNOWN_EXCEPTIONS[(op, device)] and not any(kernels.values()), \
             "a known exception no longer applies: update KNOWN_EXCEPTIONS"
         return
-    # every overload the op stands for must agree with the policy
-    casts = policy != "input_dtype"
+    # every overload the op stands for must agree with the policy; a composite has no kernel of
+    # its own (torch decomposes it into ops that have one)
+    casts = policy not in ("input_dtype", "composite")
     assert all(has == casts for has in kernels.values()), \
         f"{op} on {device}: tensorplay policy {policy!r}, torch Autocast kernels {kernels}"
 
@@ -708,7 +755,7 @@ def test_policy_table_devices_agree_with_get_policy():
         table = tensorplay.amp.policy_table(device)
         assert table == {op: tensorplay.amp.get_policy(op, device) for op in table}
         assert set(table.values()) <= {"lower_precision", "float32", "float32_unless_dtype", "promote",
-                                       "input_dtype", "banned"}
+                                       "input_dtype", "banned", "composite"}
 
 
 # =============================================================================================

@@ -79,7 +79,8 @@ GRADIENT_OPS = """
     __iadd__ __isub__ __imul__ __itruediv__ __imod__ __ipow__
     promote.tensor promote.0dim promote.scalar promote.iadd
     sum mean prod amax amin max min var std norm norm.int_p logsumexp cumsum cumprod softmax log_softmax
-    matmul __matmul__ mm bmm addmm baddbmm dot mv outer
+    matmul __matmul__ mm bmm addmm baddbmm dot mv outer vdot addmv addr addbmm tensordot einsum cross trace diagonal
+    linalg.vecdot linalg.multi_dot linalg.vector_norm linalg.matrix_norm renorm dist cdist pdist cosine_similarity
     Tensor.view reshape permute transpose t Tensor.T Tensor.expand Tensor.expand_as broadcast_to squeeze unsqueeze
     flatten unflatten Tensor.contiguous clone narrow select split chunk unbind cat stack Tensor.repeat flip movedim
     index_select gather scatter scatter_add masked_fill
@@ -99,6 +100,11 @@ EXTRA_SAMPLES = {
     "norm.int_p": ("p2_dim1",),
     "addmm": ("beta_alpha",),
     "baddbmm": ("float_beta_alpha",),
+    "einsum": ("trace", "three", "broadcast"),
+    "linalg.vector_norm": ("inf_keepdim", "ord3", "ord_half", "zeros"),
+    "linalg.matrix_norm": ("ord_inf", "ord_neg1"),
+    "cdist": ("batched_p1", "pinf"),
+    "renorm": ("dim1_p1",),
     "masked_fill": ("0dim_tensor_value",),  # the fill value is a tensor: it gets the masked positions' gradient
     "scatter": ("float_value",),
     "scatter_add": ("dim0",),

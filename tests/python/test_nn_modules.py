@@ -75,6 +75,29 @@ MODULE_CASES = [
     case("ConvTranspose2d-output_size", lambda nn: nn.ConvTranspose2d(4, 3, 3, stride=2, padding=1), X4,
          output_size=[18, 18]),
     case("ConvTranspose2d-no_bias", lambda nn: nn.ConvTranspose2d(4, 3, 2, stride=2, bias=False), X4),
+    case("ConvTranspose1d-basic", lambda nn: nn.ConvTranspose1d(4, 3, 3), X3),
+    case("ConvTranspose1d-stride2_pad1_outpad1",
+         lambda nn: nn.ConvTranspose1d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2), X3),
+    case("ConvTranspose1d-dilation2_no_bias", lambda nn: nn.ConvTranspose1d(4, 3, 2, dilation=2, bias=False), X3),
+    case("ConvTranspose1d-output_size", lambda nn: nn.ConvTranspose1d(4, 3, 3, stride=2), X3, output_size=[28]),
+    case("ConvTranspose1d-unbatched_input", lambda nn: nn.ConvTranspose1d(4, 3, 3), X3[0]),
+    # ---- recurrent cells ----
+    case("RNNCell-tanh", lambda nn: nn.RNNCell(5, 4), randn(3, 5), randn(3, 4, seed=1)),
+    case("RNNCell-relu_no_bias", lambda nn: nn.RNNCell(5, 4, bias=False, nonlinearity="relu"), randn(3, 5),
+         randn(3, 4, seed=1)),
+    case("RNNCell-no_hidden", lambda nn: nn.RNNCell(5, 4), randn(3, 5)),
+    case("RNNCell-unbatched", lambda nn: nn.RNNCell(5, 4), randn(5), randn(4, seed=1)),
+    case("LSTMCell-no_hidden", lambda nn: nn.LSTMCell(5, 4), randn(3, 5)),
+    case("LSTMCell-unbatched_no_bias", lambda nn: nn.LSTMCell(5, 4, bias=False), randn(5)),
+    case("GRUCell-basic", lambda nn: nn.GRUCell(5, 4), randn(3, 5), randn(3, 4, seed=1)),
+    case("GRUCell-no_hidden_no_bias", lambda nn: nn.GRUCell(5, 4, bias=False), randn(3, 5)),
+    case("GRUCell-unbatched", lambda nn: nn.GRUCell(5, 4), randn(5), randn(4, seed=1)),
+    # ---- distances ----
+    case("CosineSimilarity-dim1", lambda nn: nn.CosineSimilarity(), randn(3, 5), randn(3, 5, seed=1)),
+    case("CosineSimilarity-dim0_eps", lambda nn: nn.CosineSimilarity(dim=0, eps=0.5), randn(3, 5), randn(5, seed=1)),
+    case("PairwiseDistance-p2", lambda nn: nn.PairwiseDistance(), randn(3, 5), randn(3, 5, seed=1)),
+    case("PairwiseDistance-p1_keepdim", lambda nn: nn.PairwiseDistance(p=1.0, keepdim=True), randn(3, 5),
+         randn(5, seed=1)),
     # ---- pooling ----
     case("MaxPool2d-k2", lambda nn: nn.MaxPool2d(2), X4),
     case("MaxPool2d-k3_s2_p1", lambda nn: nn.MaxPool2d(3, stride=2, padding=1), X4),
@@ -526,3 +549,38 @@ def test_transformer_encoder_layer_submodules_match_torch():
     t, p = encoder(True, False)(torch.nn), encoder(True, False)(tensorplay.nn)
     assert [n for n, _ in p.named_modules()] == [n for n, _ in t.named_modules()]
     assert list(p.state_dict()) == list(t.state_dict())
+
+
+# ---------------------------------------------------------------------------------------------
+# Recurrent cells: the LSTM's (h, c) state, unrolled steps, and bad input
+
+
+def test_lstm_cell_with_state_unrolled_matches_torch():
+    """Three steps of an LSTMCell carrying (h, c): outputs and every gradient agree with torch."""
+    torch_cell, tp_cell = torch.nn.LSTMCell(5, 4), tensorplay.nn.LSTMCell(5, 4)
+    copy_state(torch_cell, tp_cell)
+    xs = [randn(2, 5, seed=s) for s in range(3)]
+    h0, c0 = randn(2, 4, seed=7), randn(2, 4, seed=8)
+    results = []
+    for lib, cell in ((torch, torch_cell), (tensorplay, tp_cell)):
+        state = (lib.tensor(h0, requires_grad=True), lib.tensor(c0, requires_grad=True))
+        h, c = state
+        for x in xs:
+            h, c = cell(lib.tensor(x), (h, c))
+        (h.sum() + 2 * c.sum()).backward()
+        results.append((h, c, state[0].grad, state[1].grad, cell.weight_ih.grad, cell.bias_hh.grad))
+    for want, got in zip(*results):
+        assert_same(got, want, 1e-4, 1e-5)
+
+
+@pytest.mark.parametrize("make, args, error", [
+    pytest.param(lambda nn: nn.RNNCell(5, 4), [randn(2, 3, 5)], ValueError, id="3d_input"),
+    pytest.param(lambda nn: nn.GRUCell(5, 4), [randn(3, 6)], RuntimeError, id="input_size"),
+    pytest.param(lambda nn: nn.GRUCell(5, 4), [randn(3, 5), randn(2, 4)], RuntimeError, id="batch_mismatch"),
+    pytest.param(lambda nn: nn.RNNCell(5, 4), [randn(3, 5), randn(3, 3)], RuntimeError, id="hidden_size"),
+    pytest.param(lambda nn: nn.RNNCell(5, 4, nonlinearity="gelu"), [randn(3, 5)], RuntimeError, id="nonlinearity"),
+])
+def test_recurrent_cells_reject_bad_input_like_torch(make, args, error):
+    for lib in (torch, tensorplay):
+        with pytest.raises(error):
+            make(lib.nn)(*[lib.tensor(a) for a in args])

@@ -10,6 +10,7 @@ Policies:
     promote               floating inputs cast to the widest of them
     input_dtype           no casts: the op runs in its inputs' dtype
     banned                the op raises under autocast on that device
+    composite             no casts of its own: the ops it is made of cast by their own policies
 """
 
 import threading

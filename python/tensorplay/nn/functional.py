@@ -74,9 +74,30 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv(_nn.conv2d, 2, input, weight, bias, stride, padding, dilation, groups)
 
 
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _nn.conv_transpose1d(input, weight, bias, list(_single(stride)), list(_single(padding)),
+                                list(_single(output_padding)), groups, list(_single(dilation)))
+
+
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     return _nn.conv_transpose2d(input, weight, bias, list(_pair(stride)), list(_pair(padding)),
                                 list(_pair(output_padding)), groups, list(_pair(dilation)))
+
+
+# ---- distances ----
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    return _C.cosine_similarity(x1, x2, dim, eps)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    # PyTorch adds eps to the difference, so identical rows are eps * d**(1/p) apart.
+    dim = -1 if max(x1.dim(), x2.dim()) > 0 else 0
+    return _C._linalg.vector_norm(x1 - x2 + eps, p, [dim], keepdim, None)
+
+
+def pdist(input, p=2):
+    return _C.pdist(input, p)
 
 
 # ---- pooling ----

@@ -1,4 +1,4 @@
-"""Conv1d, Conv2d, ConvTranspose2d."""
+"""Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d."""
 
 import math
 
@@ -89,19 +89,34 @@ class Conv2d(_ConvNd):
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
 
-class ConvTranspose2d(_ConvNd):
+class _ConvTransposeNd(_ConvNd):
+    def _output_padding(self, input, output_size):
+        """The output padding that yields output_size (the spatial sizes last), or the module's own."""
+        if output_size is None:
+            return self.output_padding
+        spatial = len(self.kernel_size)
+        size = list(output_size)[-spatial:]
+        return tuple(size[d] - ((input.shape[-spatial + d] - 1) * self.stride[d] - 2 * self.padding[d] +
+                                self.dilation[d] * (self.kernel_size[d] - 1) + 1) for d in range(spatial))
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, True, output_padding,
+                         groups, bias, padding_mode, 1, device, dtype)
+
+    def forward(self, input, output_size=None):
+        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups, self.dilation)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
                  bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, True, output_padding,
                          groups, bias, padding_mode, 2, device, dtype)
 
     def forward(self, input, output_size=None):
-        output_padding = self.output_padding
-        if output_size is not None:
-            # Choose the output padding that yields the requested size.
-            size = list(output_size)[-2:]
-            output_padding = tuple(
-                size[d] - ((input.shape[-2 + d] - 1) * self.stride[d] - 2 * self.padding[d] +
-                           self.dilation[d] * (self.kernel_size[d] - 1) + 1) for d in range(2))
-        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
-                                  self.groups, self.dilation)
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups, self.dilation)

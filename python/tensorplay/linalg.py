@@ -1,0 +1,44 @@
+"""tensorplay.linalg: norms and products, with PyTorch's names and arguments."""
+
+import numbers
+
+from tensorplay import _C
+
+__all__ = ["vector_norm", "matrix_norm", "norm", "vecdot", "multi_dot", "cross"]
+
+vecdot = _C._linalg.vecdot
+multi_dot = _C._linalg.multi_dot
+cross = _C._linalg.cross
+
+
+def _dims(dim):
+    if dim is None:
+        return []
+    return [dim] if isinstance(dim, numbers.Integral) else list(dim)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    return _C._linalg.vector_norm(x, float(ord), _dims(dim), keepdim, dtype)
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    if not isinstance(ord, str):
+        ord = float(ord)
+    return _C._linalg.matrix_norm(A, ord, list(dim), keepdim, dtype)
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    """A vector norm or a matrix norm, as PyTorch chooses: a matrix norm for a str ord, for a
+    2-tuple dim, and for a 2-D input with ord given and no dim."""
+    if isinstance(dim, numbers.Integral):
+        dim = (dim,)
+    if dim is not None and len(dim) not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dim)}")
+    if ord is not None and dim is None and A.dim() not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+                           f"Got {A.dim()}D.")
+    matrix = isinstance(ord, str) or (dim is not None and len(dim) == 2) or (ord is not None and dim is None and
+                                                                               A.dim() == 2)
+    if matrix:
+        return matrix_norm(A, "fro" if ord is None else ord, (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
+    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
