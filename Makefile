@@ -3,8 +3,12 @@ PY     := .venv/bin/python
 BUILD  := build/dev
 JOBS   ?= $(shell nproc)
 SITE    = $(shell $(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+# The long budgets of the reliability checks; `make test` runs short ones.
+TP_FUZZ_CASES     ?= 10000
+TP_STRESS_REGIONS ?= 10000
+TP_SOAK_STEPS     ?= 10000
 
-.PHONY: deps build test test-cpp test-python demo clean
+.PHONY: deps build test test-cpp test-python test-asan demo clean fuzz stress soak
 
 deps:
 	@scripts/install-deps.sh
@@ -25,6 +29,36 @@ test-cpp:
 
 test-python:
 	@$(PY) -m pytest -q tests/python
+
+# The C++ and Python tests again, built with AddressSanitizer and UndefinedBehaviorSanitizer. The
+# sanitized module goes into a package of links to python/tensorplay, which Python finds first;
+# the interpreter itself is not sanitized, so the runtime is preloaded. CPython frees little at
+# exit, so LeakSanitizer watches the C++ tests only.
+ASAN_BUILD := build/asan
+ASAN_PKG   := $(ASAN_BUILD)/pkg
+ASAN_RT     = $(shell $(CXX) -print-file-name=libasan.so) $(shell $(CXX) -print-file-name=libubsan.so)
+test-asan: deps
+	@[ -f $(ASAN_BUILD)/build.ninja ] || .venv/bin/cmake -S . -B $(ASAN_BUILD) -G Ninja \
+	    -DCMAKE_MAKE_PROGRAM=$(CURDIR)/.venv/bin/ninja -DPython_EXECUTABLE=$(CURDIR)/$(PY) \
+	    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTP_SANITIZE=ON >/dev/null
+	@.venv/bin/cmake --build $(ASAN_BUILD) -j $(JOBS)
+	@UBSAN_OPTIONS=print_stacktrace=1 .venv/bin/ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
+	@rm -rf $(ASAN_PKG) && mkdir -p $(ASAN_PKG) && cp -rs $(CURDIR)/python/tensorplay $(ASAN_PKG)/
+	@rm -f $(ASAN_PKG)/tensorplay/_C*.so && cp $(ASAN_BUILD)/_C*.so $(ASAN_PKG)/tensorplay/
+	@PYTHONPATH=$(CURDIR)/$(ASAN_PKG) LD_PRELOAD="$(ASAN_RT)" ASAN_OPTIONS=detect_leaks=0 \
+	    UBSAN_OPTIONS=print_stacktrace=1 $(PY) -m pytest -q -p no:cacheprovider tests/python
+
+# Mutated checkpoints against tensorplay.load, in a process with a capped address space.
+fuzz: build
+	@$(PY) tests/fuzz/fuzz_load.py --cases $(TP_FUZZ_CASES)
+
+# 16 threads, each through TP_STRESS_REGIONS nested autocast regions.
+stress: build
+	@TP_STRESS_REGIONS=$(TP_STRESS_REGIONS) $(PY) -m pytest -q tests/python/test_reliability_threads.py
+
+# A small CNN trained under autocast; fails if resident memory grows after the warm-up.
+soak: build
+	@$(PY) tests/soak/soak_cnn.py --steps $(TP_SOAK_STEPS)
 
 demo: build
 	@if [ -f examples/fashion_mnist.py ]; then $(PY) examples/fashion_mnist.py; \

@@ -1,0 +1,775 @@
+"""Hypothesis-driven fuzzing of every op of tests/python/op_table.py against PyTorch.
+
+    .venv/bin/python tests/fuzz/fuzz_ops.py [--examples N] [--jobs J] [--op LABEL ...]
+                                            (N per op, or TP_FUZZ_EXAMPLES=N)
+
+Each example takes one of the op's table samples as a template and mutates it: new shapes of rank
+0-4 with sizes 0-5 (kept, made broadcastable, off by one, or random), other dtypes, non-contiguous
+views (transposed, permuted, strided slices with steps up to 1000, expanded with stride 0, at a
+storage offset), special float values, other dims, sizes and scalars, dtype= arguments,
+arguments of a wrong type, an unknown keyword, and now and then the device "cuda". It runs
+in both libraries; the only outcomes allowed are
+  - torch returns: tensorplay returns the same dtype, shape and values (op_table.TOLERANCES);
+  - torch raises one of the documented kinds (test_ops.EXCEPTIONS): tensorplay raises the same
+    kind with a message that names the op (test_errors.names_op);
+  - "cuda" without a CUDA build: making the inputs raises a RuntimeError that names CUDA.
+A crash or a hang of tensorplay fails the op at the example it was running: the examples run in
+worker processes, and the parent kills a worker that is silent for --timeout seconds.
+
+Generation is derandomized (a fixed seed per op), so a run is reproducible; the last line gives
+the number of cases tried. Exit status 0 when every op passed.
+"""
+
+import argparse
+import json
+import math
+import os
+import pathlib
+import select
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+from dataclasses import dataclass, field
+
+HERE = pathlib.Path(__file__).resolve()
+sys.path.insert(0, str(HERE.parents[1] / "python"))
+
+import numpy as np  # noqa: E402
+
+from op_table import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, NUMPY_DTYPES, SPECIAL, TABLE, DType, Maker, Op, View  # noqa: E402
+
+CASE_TIMEOUT_S = 60       # a worker silent this long is hung
+STARTUP_TIMEOUT_S = 300   # importing torch and tensorplay on a loaded machine
+ADDRESS_SPACE_HEADROOM = 6 << 30
+MAX_COMPARED_ELEMENTS = 1 << 20  # larger results (views with a huge size) are compared by dtype and shape
+
+
+# ---------------------------------------------------------------------------------------------
+# The ops under test: the table, and faults that the tests inject to see the fuzzer catch them.
+
+def fault_ops():
+    """Ops that misbehave in tensorplay on purpose: test_fuzz_ops.py checks that each is caught."""
+    import signal
+
+    def unary(label, tp_fn):
+        from op_table import unary_samples
+        return Op("neg", unary_samples, label=label, method=False,
+                  fn=lambda m, x: tp_fn(x) if m.__name__ == "tensorplay" else x.neg(), torch_fn=lambda m, x: x.neg())
+
+    def wrong_kind(x):
+        raise ValueError("[neg] a ValueError where torch raises RuntimeError")
+
+    def unnamed(x):
+        raise RuntimeError("something went wrong")
+
+    def crash(x):
+        os.kill(os.getpid(), signal.SIGSEGV)
+
+    def hang(x):
+        time.sleep(3600)
+
+    # torch's neg raises RuntimeError for bool tensors: the error faults show there.
+    bool_only = dict(dtypes=("bool",))
+    return [
+        unary("fault.wrong_values", lambda x: x.abs()),
+        unary("fault.wrong_dtype", lambda x: x.neg().double() if x.dtype != x.double().dtype else x.neg().float()),
+        Op("neg", fault_ops_bool_samples, label="fault.wrong_kind", method=False, **bool_only,
+           fn=lambda m, x: wrong_kind(x) if m.__name__ == "tensorplay" else x.neg()),
+        Op("neg", fault_ops_bool_samples, label="fault.unnamed", method=False, **bool_only,
+           fn=lambda m, x: unnamed(x) if m.__name__ == "tensorplay" else x.neg()),
+        unary("fault.crash", crash),
+        unary("fault.hang", hang),
+    ]
+
+
+def fault_ops_bool_samples(mk):
+    from op_table import S
+    return [S("bool", mk((2, 3), dtype="bool"))]
+
+
+OPS = TABLE + fault_ops()
+LABELS = [op.label for op in OPS]
+TABLE_INDICES = list(range(len(TABLE)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Names that count as naming an op in an error message (test_errors.names_op's rule, per name).
+
+# Python's operators: the op they reach, and the operator itself (Python's own TypeError for an
+# operand of a wrong type names only the symbol).
+OPERATOR_NAMES = {
+    "add": ["add", "+"], "sub": ["sub", "rsub", "-"], "mul": ["mul", "*"], "truediv": ["div", "true_divide", "/"],
+    "floordiv": ["floor_divide", "//"], "mod": ["remainder", "%"], "pow": ["pow", "**"],
+    "and": ["bitwise_and", "logical_and", "&"], "or": ["bitwise_or", "logical_or", "|"],
+    "xor": ["bitwise_xor", "logical_xor", "^"], "eq": ["eq", "=="], "ne": ["ne", "!="], "lt": ["lt", "<"],
+    "le": ["le", "<="], "gt": ["gt", ">"], "ge": ["ge", ">="], "neg": ["neg", "-"], "abs": ["abs"],
+    "invert": ["bitwise_not", "~"], "matmul": ["matmul", "@", "mm", "bmm", "dot", "mv"],
+}
+
+# Composites whose errors come from the op they are built on, as test_errors.py allows.
+COMPOSITE_NAMES = {
+    "matmul": ["mm", "bmm", "dot", "mv"],
+    "reshape": ["view"],
+    "broadcast_to": ["expand"],
+    "expand_as": ["expand"],
+    "T": ["t", "permute", "transpose"],
+    "clip": ["clamp"],
+}
+
+
+def op_names(op):
+    name = op.name
+    if name.startswith("__") and name.endswith("__"):
+        base = name[2:-2]
+        if base not in OPERATOR_NAMES and base[0] in "ri":  # __radd__, __iadd__
+            base = base[1:]
+        return OPERATOR_NAMES[base]
+    names = [name, name.split(".")[-1]] + COMPOSITE_NAMES.get(name, [])
+    return list(dict.fromkeys(names))
+
+
+# ---------------------------------------------------------------------------------------------
+# Inputs. A tensor argument is a base array and a view of it; the view is applied in each library.
+
+@dataclass
+class Layout:
+    """A view of `base` that both libraries spell the same way; `text` shows it in reports."""
+    base: np.ndarray
+    apply: object       # apply(tensor) -> the view
+    text: str
+
+    def shape(self):
+        return self.apply(np.empty(self.base.shape, np.int8)).shape if self.numpy_ok else None
+
+    numpy_ok = False
+
+
+@dataclass
+class Arg:
+    """One tensor argument: base values, a view of them (or none), and a description."""
+    base: np.ndarray
+    view: object = None        # view(tensor) -> tensor, in either library
+    view_text: str = ""
+    shape: tuple = ()
+
+    def describe(self, values=False):
+        d = f"{self.base.dtype.name if self.base.dtype != NUMPY_DTYPES['bfloat16'] else 'bfloat16'}{list(self.shape)}"
+        if self.view_text:
+            d += f" as {self.view_text} of base{list(self.base.shape)}"
+        if values:
+            d += f" base values {np.array2string(self.base.astype(np.float64) if self.base.dtype == NUMPY_DTYPES['bfloat16'] else self.base, threshold=200, separator=',').replace(chr(10), '')}"
+        return d
+
+
+def describe_value(v, values=False):
+    if isinstance(v, Arg):
+        return v.describe(values)
+    if isinstance(v, list):
+        return "[" + ", ".join(describe_value(x, values) for x in v) + "]"
+    if isinstance(v, tuple):
+        return "(" + ", ".join(describe_value(x, values) for x in v) + ("," if len(v) == 1 else "") + ")"
+    if isinstance(v, DType):
+        return f"m.{v}"
+    if isinstance(v, float) and not math.isfinite(v):
+        return f"float('{v}')"
+    return repr(v)
+
+
+@dataclass
+class Example:
+    op: Op
+    form: object              # test_ops.Form
+    device: str
+    dtype: str
+    sample: str
+    args: list
+    kwargs: dict
+    notes: list = field(default_factory=list)
+
+    def describe(self, values=False):
+        parts = [describe_value(a, values) for a in self.args]
+        parts += [f"{k}={describe_value(v, values)}" for k, v in self.kwargs.items()]
+        where = f" on {self.device}" if self.device != "cpu" else ""
+        note = f"  [{'; '.join(self.notes)}]" if self.notes else ""
+        return f"{self.form.label}({', '.join(parts)}){where}  <- sample {self.sample!r} in {self.dtype}{note}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Generation: hypothesis draws every choice, so runs are reproducible and examples small.
+
+def strategies():
+    from hypothesis import strategies as st
+    return st
+
+
+class Drawer:
+    """Draws through hypothesis's `data` object; `chance(p)` is a biased coin."""
+
+    def __init__(self, data):
+        self.data = data
+        self.st = strategies()
+
+    def chance(self, percent):
+        return self.data.draw(self.st.integers(0, 99)) < percent
+
+    def choice(self, options):
+        return self.data.draw(self.st.sampled_from(list(options)))
+
+    def integer(self, lo, hi):
+        return self.data.draw(self.st.integers(lo, hi))
+
+
+def exact_numpy(t):
+    """A torch tensor as a NumPy array of the same dtype (bfloat16 included)."""
+    import torch
+    t = t.detach().contiguous()
+    if t.dtype == torch.bfloat16:
+        return t.view(torch.int16).numpy().view(NUMPY_DTYPES["bfloat16"]).copy()
+    return t.numpy().copy()
+
+
+def template_values(value):
+    """A template argument as a plain array: a table View is applied (in torch) and copied."""
+    if isinstance(value, View):
+        import torch
+        from test_ops import from_numpy
+        return exact_numpy(value.view(from_numpy(torch, value.base)))
+    return value
+
+
+def regenerate(d, mk, shape, dtype, like):
+    """New values of `shape` and `dtype`; indices stay indices (non-negative, now and then one past the end)."""
+    if like.dtype.kind in "iu" and like.size and like.min() >= 0 and dtype in INT_DTYPES:
+        high = int(like.max()) + 1 + (1 if d.chance(10) else 0)
+        return mk.rng.integers(0, high, shape).astype(NUMPY_DTYPES[dtype])
+    values = mk(shape, dtype=dtype)
+    if dtype in FLOAT_DTYPES and d.chance(10):
+        specials = SPECIAL + [1e4, -1e30, 7.0e4]  # 7e4 overflows float16
+        values = np.array(mk.rng.choice(specials, shape)).astype(NUMPY_DTYPES[dtype])
+    return values
+
+
+def mutate_shape(d, shape, rank_hint):
+    """The template's shape (most often), a broadcastable variant, an off-by-one or a random shape."""
+    roll = d.integer(0, 99)
+    if roll < 65:
+        return shape
+    if roll < 77:  # broadcastable: dims set to 1, leading dims dropped or added
+        new = [1 if d.chance(40) else s for s in shape]
+        if new and d.chance(30):
+            new = new[d.integer(1, len(new)):]
+        if len(new) < 4 and d.chance(20):
+            new = [d.choice([1, 2])] + new
+        return tuple(new)
+    if roll < 87 and shape:  # one dim off by one (a mismatch)
+        i = d.integer(0, len(shape) - 1)
+        new = list(shape)
+        new[i] = max(0, new[i] + d.choice([-1, 1]))
+        return tuple(new)
+    rank = d.integer(0, 4)
+    return tuple(d.integer(0, 5) for _ in range(rank))
+
+
+def make_layout(d, mk, values, dtype):
+    """An Arg holding `values` (or new values of their shape) in one of several memory layouts."""
+    shape = values.shape
+    kinds = ["contiguous"] * 4 + ["sliced", "offset", "expanded", "huge_step"]
+    if len(shape) >= 2:
+        kinds += ["transposed", "transposed", "permuted"]
+    if len(shape) == 0:
+        kinds += ["select"]
+    kind = d.choice(kinds)
+    if kind == "contiguous" or (kind != "select" and not shape):
+        return Arg(values, shape=shape)
+    if kind == "transposed":
+        a, b = sorted(d.data.draw(d.st.lists(d.st.integers(0, len(shape) - 1), min_size=2, max_size=2, unique=True)))
+        base = np.ascontiguousarray(np.swapaxes(values, a, b))
+        return Arg(base, lambda t, a=a, b=b: t.transpose(a, b), f"transpose({a}, {b})", shape)
+    if kind == "permuted":
+        perm = tuple(d.data.draw(d.st.permutations(range(len(shape)))))
+        inverse = tuple(int(i) for i in np.argsort(perm))
+        base = np.ascontiguousarray(values.transpose(inverse))  # base.permute(perm) == values
+        return Arg(base, lambda t, p=perm: t.permute(*p), f"permute{perm}", shape)
+    if kind in ("sliced", "huge_step"):
+        dim = d.integer(0, len(shape) - 1)
+        if kind == "huge_step":
+            if int(np.prod(shape)) > 25:
+                return Arg(values, shape=shape)
+            step = 1000
+        else:
+            step = d.integer(2, 7)
+        start = d.integer(0, step - 1)
+        base_shape = list(shape)
+        base_shape[dim] = start + shape[dim] * step
+        base = regenerate(d, mk, tuple(base_shape), dtype, values) if values.size == 0 else \
+            np.zeros(base_shape, values.dtype)
+        index = (slice(None),) * dim + (slice(start, start + shape[dim] * step, step),)
+        if values.size:
+            base = mk(tuple(base_shape), dtype=dtype) if dtype != "bool" else mk.mask(tuple(base_shape))
+            base = base.astype(values.dtype)
+            base[index] = values
+        return Arg(base, lambda t, i=index: t[i], f"t[{', '.join(fmt_slice(s) for s in index)}]", shape)
+    if kind == "offset":
+        pad = d.integer(1, 3)
+        filler = np.zeros((pad,) + shape[1:], values.dtype)
+        base = np.concatenate([filler, values], axis=0)
+        return Arg(base, lambda t, p=pad, n=shape[0]: t.narrow(0, p, n), f"narrow(0, {pad}, {shape[0]})", shape)
+    if kind == "select":  # a 0-dim view inside a 1-D base
+        pad = d.integer(1, 3)
+        base = np.concatenate([np.zeros((pad,), values.dtype), values.reshape(1)])
+        return Arg(base, lambda t, p=pad: t[p], f"t[{pad}]", shape)
+    # expanded: some dims read one element with stride 0; the values are new
+    dims = [i for i in range(len(shape)) if d.chance(50)] or [d.integer(0, len(shape) - 1)]
+    base_shape = tuple(1 if i in dims else s for i, s in enumerate(shape))
+    base = regenerate(d, mk, base_shape, dtype, values).astype(values.dtype)
+    return Arg(base, lambda t, s=shape: t.expand(*s), f"expand{shape}", shape)
+
+
+def fmt_slice(s):
+    if s == slice(None):
+        return ":"
+    return f"{s.start}:{s.stop}:{s.step}"
+
+
+def mutate_array(d, mk, value, example):
+    """A template array (or table View): new shape, dtype, values and layout, each now and then."""
+    is_view = isinstance(value, View)
+    array = template_values(value)
+    dtype = "bfloat16" if array.dtype == NUMPY_DTYPES["bfloat16"] else array.dtype.name
+    shape = mutate_shape(d, array.shape, len(array.shape))
+    new_dtype = d.choice(ALL_DTYPES) if d.chance(15) else dtype
+    if shape != array.shape or new_dtype != dtype:
+        array = regenerate(d, mk, shape, new_dtype, array)
+    elif new_dtype in FLOAT_DTYPES and d.chance(8):
+        array = regenerate(d, mk, shape, new_dtype, array)
+    if is_view and shape == tuple(template_values(value).shape) and d.chance(50):
+        return Arg(value.base, value.view, "the table's view", shape)
+    return make_layout(d, mk, np.asarray(array), new_dtype)
+
+
+SCALAR_INTS = list(range(-6, 7)) + [2 ** 31, 2 ** 62, -2 ** 63]
+SCALAR_FLOATS = [0.0, -0.0, 0.5, -1.5, 2.0, 3.5, 1e30, math.inf, -math.inf, math.nan]
+WRONG_TYPES = [None, "a", [1, 2], 1.5, (1,), 2, [[1.0]], {"x": 1}]
+
+
+def mutate_value(d, mk, value, example):
+    if isinstance(value, (np.ndarray, View)):
+        return mutate_array(d, mk, value, example)
+    if isinstance(value, list):
+        items = [mutate_value(d, mk, v, example) for v in value]
+        if items and d.chance(5):
+            items = items[:-1] if d.chance(50) else items + [items[0]]
+        return items
+    if isinstance(value, DType):
+        return DType(d.choice(ALL_DTYPES)) if d.chance(25) else value
+    if isinstance(value, bool):
+        return (not value) if d.chance(10) else value
+    if isinstance(value, int):
+        if d.chance(15):
+            return d.choice(SCALAR_INTS[:13]) if d.chance(90) else d.choice(SCALAR_INTS)
+        return value
+    if isinstance(value, float):
+        return d.choice(SCALAR_FLOATS) if d.chance(15) else value
+    if isinstance(value, tuple):
+        items = list(value)
+        if d.chance(15) and items:
+            i = d.integer(0, len(items) - 1)
+            items[i] = mutate_value(d, mk, items[i], example) if not isinstance(items[i], int) else d.integer(-6, 6)
+        if d.chance(5):
+            items = items[:-1] if items and d.chance(50) else items + [d.integer(-3, 3)]
+        return tuple(items)
+    if isinstance(value, str):
+        if d.chance(8):
+            return value[:-1] if value and d.chance(50) else value + "x"
+        return value
+    if value is None:
+        return d.integer(-3, 3) if d.chance(10) else value
+    return value
+
+
+def draw_example(data, op, forms):
+    """One example for `op`: a form, a device, a dtype, a table sample, and mutations of it."""
+    d = Drawer(data)
+    form = d.choice(forms)
+    dtype = d.choice(op.dtypes) if d.chance(85) else d.choice(ALL_DTYPES)
+    seed = d.integer(0, 2 ** 32 - 1)
+    mk = Maker(dtype, seed, op.domain, op.other_domain, op.nonzero_other, op.integers)
+    samples = op.samples(mk)
+    sample = d.choice(samples)
+    example = Example(op, form, "cpu", dtype, sample.label, [], {})
+    kwargs = {**op.kwargs, **sample.kwargs}
+    example.args = [mutate_value(d, mk, a, example) for a in sample.args]
+    example.kwargs = {k: mutate_value(d, mk, v, example) for k, v in kwargs.items()}
+    if d.chance(8):  # an argument of a wrong type
+        slots = [("arg", i) for i in range(len(example.args))] + [("kwarg", k) for k in example.kwargs]
+        if slots:
+            where, key = d.choice(slots)
+            wrong = d.choice(WRONG_TYPES)
+            if where == "arg":
+                example.args[key] = wrong
+            else:
+                example.kwargs[key] = wrong
+            example.notes.append(f"wrong type at {where} {key}")
+    if d.chance(2):
+        example.kwargs["bogus_keyword"] = 1
+    if d.chance(4) and has_tensor(example.args) or has_tensor(list(example.kwargs.values())) and d.chance(4):
+        example.device = "cuda"
+    return example
+
+
+def has_tensor(values):
+    return any(isinstance(v, Arg) or (isinstance(v, list) and has_tensor(v)) for v in values)
+
+
+# ---------------------------------------------------------------------------------------------
+# The oracle.
+
+def build(m, value, device):
+    """The argument in library m: Args become tensors on `device`, DTypes m's dtypes."""
+    from test_ops import from_numpy
+    if isinstance(value, Arg):
+        t = from_numpy(m, value.base)
+        if device != "cpu":
+            t = t.to(device)
+        return value.view(t) if value.view is not None else t
+    if isinstance(value, DType):
+        return getattr(m, value)
+    if isinstance(value, list):
+        return [build(m, v, device) for v in value]
+    if isinstance(value, tuple):
+        return tuple(build(m, v, device) for v in value)
+    if isinstance(value, dict):
+        return {k: build(m, v, device) for k, v in value.items()}
+    return value
+
+
+def to_cpu(result):
+    import tensorplay as tp
+    if isinstance(result, tp.Tensor):
+        return result.cpu()
+    if isinstance(result, tuple) and type(result) is not tuple:
+        return result  # a named tuple of results: compared field by field as is
+    if isinstance(result, (list, tuple)):
+        return type(result)(to_cpu(r) for r in result)
+    return result
+
+
+def numel(result):
+    shape = getattr(result, "shape", None)
+    if shape is not None:
+        return math.prod(shape)
+    if isinstance(result, (list, tuple)):
+        return sum(numel(r) for r in result)
+    return 1
+
+
+def error_kind(e):
+    from test_errors import builtin_class
+    from test_ops import exception_kind
+    return exception_kind(e) or builtin_class(e)
+
+
+def check(example):
+    """None when tensorplay agrees with torch on the example; otherwise (category, message)."""
+    import warnings
+
+    import tensorplay as tp
+    import torch
+    from test_errors import names_op
+    from test_ops import Mismatch, assert_same, describe, exception_kind, require, run
+
+    form, op = example.form, example.op
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch_args, torch_kwargs = build(torch, example.args, "cpu"), build(torch, example.kwargs, "cpu")
+        expected, torch_error = run(form.torch_fn, torch, torch_args, torch_kwargs)
+        if example.device == "cuda" and not tp.cuda.is_available():
+            try:
+                build(tp, example.args, "cuda"), build(tp, example.kwargs, "cuda")
+            except RuntimeError as e:
+                if "cuda" in str(e).lower() and str(e).startswith("["):
+                    return None
+                return "cuda message", f"placing a tensor on cuda raised a RuntimeError that says little: {e}"
+            except Exception as e:
+                return "cuda kind", f"placing a tensor on cuda raised {type(e).__name__}: {e}"
+            return "cuda accepted", "tensorplay placed a tensor on cuda without a CUDA build"
+        try:
+            tp_args, tp_kwargs = build(tp, example.args, example.device), build(tp, example.kwargs, example.device)
+        except Exception as e:
+            return "inputs", f"making the inputs raised {type(e).__name__}: {e}"
+        actual, error = run(form.fn, tp, tp_args, tp_kwargs)
+    try:
+        if torch_error is not None:
+            kind = error_kind(torch_error)
+            torch_says = f"torch raised {type(torch_error).__name__}: {first_line(torch_error)}"
+            if error is None:
+                return "returned where torch raised", f"{torch_says}\ntensorplay returned {describe(actual)}"
+            if error_kind(error) is not kind:
+                return (f"{type(error).__name__} where torch raised {type(torch_error).__name__}",
+                        f"{torch_says}\ntensorplay raised {type(error).__name__}: {first_line(error)}")
+            names = op_names(op)
+            if exception_kind(torch_error) is not None and not any(names_op(str(error), n) for n in names):
+                return "message does not name the op", \
+                    f"tensorplay raised {type(error).__name__}: {first_line(error)}\n(names accepted: {names})"
+            return None
+        if error is not None:
+            return (f"raised {type(error).__name__} where torch returned",
+                    f"torch returned {describe_short(expected)}\ntensorplay raised {type(error).__name__}: "
+                    f"{first_line(error)}")
+        if form.returns_self:
+            require(expected is torch_args[0], "bad case: torch's in-place op did not return its input")
+            require(actual is tp_args[0], "the in-place op returned a new object, not its input")
+        actual = to_cpu(actual)
+        if numel(expected) > MAX_COMPARED_ELEMENTS:
+            require(numel(actual) == numel(expected), f"{numel(actual)} elements, torch {numel(expected)}")
+            require(tuple(getattr(actual, "shape", ())) == tuple(getattr(expected, "shape", ())), "shapes differ")
+            return None
+        assert_same(actual, expected, op.tol)
+    except Mismatch as e:
+        message = str(e)
+        return category(message), message
+    return None
+
+
+def first_line(e):
+    text = str(e).strip().splitlines()
+    return text[0][:300] if text else ""
+
+
+def describe_short(result):
+    from test_ops import describe
+    return describe(result)[:400]
+
+
+def category(message):
+    """A failure's kind, for grouping: the message's first words, without numbers and values."""
+    head = message.splitlines()[0]
+    for cut in (": values differ", ": dtype", ": shape", ": torch gave", " items, torch", "the in-place"):
+        if cut in head:
+            return cut.strip(": ")
+    return head.split(":")[0][:60]
+
+
+# ---------------------------------------------------------------------------------------------
+# The worker: fuzzes the ops the parent names on stdin, one line of output per event.
+
+def emit(*parts):
+    sys.stdout.write(" ".join(parts).replace("\r", " ") + "\n")
+    sys.stdout.flush()
+
+
+def fuzz_op(index, examples):
+    """Runs `examples` hypothesis examples of OPS[index]; emits each case and each distinct failure."""
+    from hypothesis import HealthCheck, Phase, given, seed, settings
+    from hypothesis import strategies as st
+    from test_ops import call_forms
+
+    op = OPS[index]
+    forms = call_forms(op)
+    failures = {}
+    count = 0
+
+    @seed(zlib.crc32(op.label.encode()))
+    @settings(max_examples=examples, derandomize=True, database=None, deadline=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck), print_blob=False)
+    @given(st.data())
+    def fuzz(data):
+        nonlocal count
+        example = draw_example(data, op, forms)
+        count += 1
+        emit("case", str(count), example.describe().replace("\n", " "))
+        try:
+            outcome = check(example)
+        except Exception as e:  # the harness itself broke: report it like a failure
+            import traceback
+            outcome = "harness error", f"{type(e).__name__}: {e}\n{traceback.format_exc()[-1500:]}"
+        if outcome is not None:
+            kind, message = outcome
+            key = f"{example.form.label}: {kind}"
+            if key not in failures:
+                failures[key] = {"key": key, "count": 0, "example": example.describe(values=True), "message": message}
+            failures[key]["count"] += 1
+
+    fuzz()
+    for failure in failures.values():
+        emit("fail", json.dumps(failure))
+    emit("done", str(count))
+
+
+def cap_address_space():
+    import resource
+    with open("/proc/self/status") as f:
+        size_kb = next(int(line.split()[1]) for line in f if line.startswith("VmSize:"))
+    limit = size_kb * 1024 + ADDRESS_SPACE_HEADROOM
+    resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
+
+
+def worker(examples):
+    import tensorplay as tp
+    import test_ops  # noqa: F401  (torch, and the helpers check() uses)
+    tp.ones(1000, 1000).sum()  # start the intra-op threads before the cap, so their stacks are counted
+    cap_address_space()
+    emit("ready")
+    for line in sys.stdin:
+        fuzz_op(int(line), examples)
+
+
+# ---------------------------------------------------------------------------------------------
+# The parent: hands ops to workers, restarts a worker that crashed or hung.
+
+@dataclass
+class Result:
+    counts: dict = field(default_factory=dict)     # op index -> cases tried
+    failures: dict = field(default_factory=dict)   # op index -> [failure dicts]
+    seconds: float = 0.0
+
+    @property
+    def cases(self):
+        return sum(self.counts.values())
+
+
+class Worker:
+    def __init__(self, examples):
+        self.stderr = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen([sys.executable, str(HERE), "--worker", "--examples", str(examples)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr)
+        self.buffer = b""
+        self.ready = False
+        self.op = None          # the op index it is running
+        self.last_case = None
+        self.deadline = time.monotonic() + STARTUP_TIMEOUT_S
+
+    def send(self, index, timeout):
+        self.op, self.last_case = index, None
+        self.deadline = time.monotonic() + timeout
+        self.proc.stdin.write(f"{index}\n".encode())
+        self.proc.stdin.flush()
+
+    def lines(self):
+        chunk = os.read(self.proc.stdout.fileno(), 1 << 16)
+        if not chunk:
+            return None
+        self.buffer += chunk
+        *complete, self.buffer = self.buffer.split(b"\n")
+        return [line.decode(errors="replace") for line in complete]
+
+    def stderr_tail(self):
+        self.stderr.seek(0)
+        return self.stderr.read().decode(errors="replace")[-1500:]
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        self.proc.stdin.close()
+        self.proc.stdout.close()
+
+
+def run_session(indices, examples, jobs=2, timeout=CASE_TIMEOUT_S, progress=None):
+    """Fuzzes OPS[i] for i in indices with `examples` examples each, in `jobs` worker processes."""
+    start = time.monotonic()
+    queue = list(indices)
+    result = Result()
+    workers = [Worker(examples) for _ in range(min(jobs, len(queue)))]
+
+    def dispatch(w):
+        if queue:
+            index = queue.pop(0)
+            result.counts[index] = 0
+            result.failures[index] = []
+            w.send(index, timeout)
+        else:
+            w.op = None
+
+    while any(w.op is not None or not w.ready for w in workers):
+        active = [w for w in workers if w.op is not None or not w.ready]
+        wait = max(0.0, min(w.deadline for w in active) - time.monotonic())
+        readable, _, _ = select.select([w.proc.stdout for w in active], [], [], wait)
+        for w in active:
+            lines = w.lines() if w.proc.stdout in readable else []
+            dead = lines is None
+            for line in lines or []:
+                kind, _, rest = line.partition(" ")
+                w.deadline = time.monotonic() + timeout
+                if kind == "ready":
+                    w.ready = True
+                    dispatch(w)
+                elif kind == "case":
+                    result.counts[w.op] += 1
+                    w.last_case = rest.partition(" ")[2]
+                elif kind == "fail":
+                    result.failures[w.op].append(json.loads(rest))
+                elif kind == "done":
+                    if progress:
+                        progress(w.op, result)
+                    dispatch(w)
+            hung = not dead and time.monotonic() > w.deadline
+            if dead or hung:
+                w.kill()
+                what = f"hung: no progress for {timeout} s" if hung else \
+                    f"crashed the interpreter: {describe_exit(w.proc.returncode)}"
+                if w.op is None:
+                    raise RuntimeError(f"fuzz_ops worker {what} while starting:\n{w.stderr_tail()}")
+                result.failures[w.op].append({
+                    "key": f"{LABELS[w.op]}: {'hang' if hung else 'crash'}", "count": 1,
+                    "example": w.last_case or "(before the first example)",
+                    "message": f"tensorplay {what}\n{w.stderr_tail()}"})
+                if progress:
+                    progress(w.op, result)
+                replacement = Worker(examples)
+                workers[workers.index(w)] = replacement
+    for w in workers:
+        w.proc.stdin.close()
+        w.proc.wait()
+        w.proc.stdout.close()
+    result.seconds = time.monotonic() - start
+    return result
+
+
+def describe_exit(code):
+    import signal
+    if code is not None and code < 0:
+        return signal.Signals(-code).name
+    return f"exit status {code}"
+
+
+def format_failures(index, failures):
+    lines = [f"{LABELS[index]}: {len(failures)} distinct failure(s)"]
+    for f in failures:
+        lines.append(f"  [{f['key']}] x{f['count']}\n    example: {f['example']}\n    "
+                     + f["message"].replace("\n", "\n    "))
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--examples", type=int, default=int(os.environ.get("TP_FUZZ_EXAMPLES", "200")),
+                        help="hypothesis examples per op")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--timeout", type=float, default=CASE_TIMEOUT_S)
+    parser.add_argument("--op", action="append", help="fuzz only this op label (repeatable)")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        worker(args.examples)
+        return 0
+    indices = TABLE_INDICES if not args.op else [LABELS.index(label) for label in args.op]
+
+    def progress(index, result):
+        done = sum(1 for i in indices if i in result.counts) - (len(result.counts) - len(indices))
+        print(f"  {LABELS[index]}: {result.counts[index]} cases"
+              + (f", {len(result.failures[index])} failure(s)" if result.failures[index] else ""), flush=True)
+
+    result = run_session(indices, args.examples, args.jobs, args.timeout, progress)
+    failed = [i for i in indices if result.failures.get(i)]
+    for i in failed:
+        print(format_failures(i, result.failures[i]))
+    print(f"fuzz_ops: {result.cases} cases over {len(indices)} ops ({args.examples} examples per op) in "
+          f"{result.seconds:.0f} s: {len(failed)} op(s) failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
