@@ -1,11 +1,16 @@
-// 2-D convolution: oneDNN for float32 and bfloat16, direct loops for the other float dtypes
-// (float64 for gradient checks, float16 where oneDNN lacks it). Layouts: NCHW activations,
-// OIHW weights; the ops make every operand contiguous.
+// 2-D convolution: oneDNN for float32, bfloat16 and float16, direct loops for float64 (gradient
+// checks). Layouts: NCHW activations, OIHW weights; the ops make every operand contiguous.
+//
+// On CPUs without native 16-bit arithmetic (AVX2 and older) oneDNN's only 16-bit convolutions
+// are reference loops, tens of times slower than its float32 kernels. There the 16-bit operands
+// are widened to float32 and the result is rounded once: the same arithmetic (products of 16-bit
+// values are exact in float32, and the sums accumulate in float32 either way) at float32's speed.
 
 #include "cpu/backend.h"
 #include "cpu/convert.h"
 #include "cpu/loop.h"
 #include "cpu/onednn.h"
+#include "ops/ops.h"
 
 namespace tp::cpu {
 
@@ -70,6 +75,16 @@ dnnl::memory memory(const dnnl::memory::desc& md, const Tensor& t) {
   return dnnl::memory(md, onednn::engine(), t.data_ptr());
 }
 
+// A 16-bit primitive that would run oneDNN's reference loops counts as unimplemented (see above).
+template <class PrimitiveDesc>
+const PrimitiveDesc& fast(const PrimitiveDesc& pd, dnnl::memory::data_type type) {
+  if (type != dnnl::memory::data_type::f32 && std::string_view(pd.impl_info_str()).starts_with("ref"))
+    throw dnnl::error(dnnl_unimplemented, "only a reference implementation");
+  return pd;
+}
+
+Tensor float32(const Tensor& t) { return t.defined() ? t.to(ScalarType::Float32) : t; }
+
 template <class P>
 onednn::PrimitiveCache<P>& cache() {
   static auto* c = new onednn::PrimitiveCache<P>();
@@ -81,7 +96,7 @@ bool onednn_forward(const Tensor& out, const Tensor& in, const Tensor& weight, c
   if (g.type == dnnl::memory::data_type::undef) return false;
   bool with_bias = bias.defined();
   auto prim = cache<dnnl::convolution_forward>().get(g.key(with_bias ? 1 : 0), [&] {
-    return dnnl::convolution_forward(g.forward_pd(with_bias));
+    return dnnl::convolution_forward(fast(g.forward_pd(with_bias), g.type));
   });
   if (!prim) return false;
   std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, memory(g.src_md(), in)},
@@ -98,7 +113,8 @@ bool onednn_input_grad(const Tensor& grad_in, const Tensor& grad_out, const Tens
   auto prim = cache<dnnl::convolution_backward_data>().get(g.key(2), [&] {
     dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, g.src_md(), g.weights_md(),
                                                g.dst_md(), g.strides, g.dilates, g.padding_l, g.padding_r);
-    return dnnl::convolution_backward_data({desc, onednn::engine(), g.forward_pd(false)});
+    return dnnl::convolution_backward_data(fast(
+        dnnl::convolution_backward_data::primitive_desc(desc, onednn::engine(), g.forward_pd(false)), g.type));
   });
   if (!prim) return false;
   onednn::execute(*prim, {{DNNL_ARG_DIFF_SRC, memory(g.src_md(), grad_in)},
@@ -113,7 +129,8 @@ bool onednn_weight_grad(const Tensor& grad_weight, const Tensor& grad_out, const
   auto prim = cache<dnnl::convolution_backward_weights>().get(g.key(3), [&] {
     dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, g.src_md(), g.weights_md(),
                                                   g.dst_md(), g.strides, g.dilates, g.padding_l, g.padding_r);
-    return dnnl::convolution_backward_weights({desc, onednn::engine(), g.forward_pd(false)});
+    return dnnl::convolution_backward_weights(fast(
+        dnnl::convolution_backward_weights::primitive_desc(desc, onednn::engine(), g.forward_pd(false)), g.type));
   });
   if (!prim) return false;
   onednn::execute(*prim, {{DNNL_ARG_SRC, memory(g.src_md(), in)},
@@ -221,6 +238,11 @@ void direct_weight_grad(const Tensor& grad_weight, const Tensor& grad_out, const
 void CpuBackend::conv2d(const Tensor& out, const Tensor& in, const Tensor& weight, const Tensor& bias, const Window& w) {
   if (out.numel() == 0) return;
   if (onednn_forward(out, in, weight, bias, w)) return;
+  if (is_reduced_float(out.dtype())) {
+    Tensor out32 = empty(out.sizes(), ScalarType::Float32, out.device());
+    TP_CHECK(onednn_forward(out32, float32(in), float32(weight), float32(bias), w), "[conv2d] no float32 oneDNN kernel");
+    return copy(out, out32);
+  }
   visit_dtype<DTypes::Floating>("conv2d", in.dtype(), [&](auto t) { direct_forward<decltype(t)>(out, in, weight, bias, w); });
 }
 
@@ -228,6 +250,11 @@ void CpuBackend::conv2d_input_grad(const Tensor& grad_in, const Tensor& grad_out
   if (grad_in.numel() == 0) return;
   if (grad_out.numel() == 0) return fill(grad_in, 0);
   if (onednn_input_grad(grad_in, grad_out, weight, w)) return;
+  if (is_reduced_float(grad_in.dtype())) {
+    Tensor grad_in32 = empty(grad_in.sizes(), ScalarType::Float32, grad_in.device());
+    TP_CHECK(onednn_input_grad(grad_in32, float32(grad_out), float32(weight), w), "[conv2d] no float32 oneDNN kernel");
+    return copy(grad_in, grad_in32);
+  }
   visit_dtype<DTypes::Floating>("conv2d", grad_in.dtype(), [&](auto t) {
     direct_input_grad<decltype(t)>(grad_in, grad_out, weight, w);
   });
@@ -237,6 +264,11 @@ void CpuBackend::conv2d_weight_grad(const Tensor& grad_weight, const Tensor& gra
   if (grad_weight.numel() == 0) return;
   if (grad_out.numel() == 0 || in.numel() == 0) return fill(grad_weight, 0);
   if (onednn_weight_grad(grad_weight, grad_out, in, w)) return;
+  if (is_reduced_float(grad_weight.dtype())) {
+    Tensor grad_weight32 = empty(grad_weight.sizes(), ScalarType::Float32, grad_weight.device());
+    TP_CHECK(onednn_weight_grad(grad_weight32, float32(grad_out), float32(in), w), "[conv2d] no float32 oneDNN kernel");
+    return copy(grad_weight, grad_weight32);
+  }
   visit_dtype<DTypes::Floating>("conv2d", in.dtype(), [&](auto t) {
     direct_weight_grad<decltype(t)>(grad_weight, grad_out, in, w);
   });
