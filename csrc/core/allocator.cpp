@@ -94,6 +94,11 @@ class CachingCpuAllocator {
     return stats_;
   }
 
+  void reset_peak() {
+    std::lock_guard lock(mutex_);
+    stats_.peak_allocated_bytes = stats_.allocated_bytes;
+  }
+
  private:
   static void* system_allocate(size_t size) {
     size_t alignment = size >= 2 * kHugePage ? kHugePage : kAlignment;
@@ -125,6 +130,7 @@ DataPtr cpu_allocate(size_t nbytes) {
 
 AllocatorStats cpu_allocator_stats() { return cpu_cache().stats(); }
 void cpu_empty_cache() { cpu_cache().empty_cache(); }
+void cpu_reset_peak_stats() { cpu_cache().reset_peak(); }
 
 DataPtr allocate(Device device, size_t nbytes) {
   TP_CHECK(device.is_cpu(), "[allocate] cannot place a tensor on ", device.str(),

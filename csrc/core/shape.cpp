@@ -6,9 +6,13 @@
 
 namespace tp {
 
+// Sizes come from users: a product that overflows int64 is an error, not undefined behaviour.
 int64_t numel(IntArrayRef sizes) {
+  if (std::find(sizes.begin(), sizes.end(), 0) != sizes.end()) return 0;
   int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
+  for (int64_t s : sizes)
+    TP_CHECK(!__builtin_mul_overflow(n, s, &n), "[tensor] the number of elements of sizes ", to_string(sizes),
+             " overflows int64");
   return n;
 }
 
@@ -17,7 +21,8 @@ Shape contiguous_strides(IntArrayRef sizes) {
   int64_t stride = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = stride;
-    stride *= std::max<int64_t>(sizes[i], 1);
+    TP_CHECK(i == 0 || !__builtin_mul_overflow(stride, std::max<int64_t>(sizes[i], 1), &stride),
+             "[tensor] the strides of sizes ", to_string(sizes), " overflow int64");
   }
   return strides;
 }

@@ -4,6 +4,7 @@
 
 #include "autograd/variable.h"
 #include "bindings.h"
+#include "core/allocator.h"
 #include "core/parallel.h"
 
 namespace tp::python {
@@ -71,6 +72,18 @@ void init_tensor(nb::module_& m) {
   m.def("is_tensor", [](nb::handle h) { return is_tensor(h); }, "obj"_a);
   m.def("set_num_threads", &set_num_threads, "num_threads"_a);
   m.def("get_num_threads", &get_num_threads);
+  m.def("_cpu_memory_stats", [] {
+    AllocatorStats s = cpu_allocator_stats();
+    nb::dict stats;
+    stats["allocated_bytes"] = s.allocated_bytes;
+    stats["peak_allocated_bytes"] = s.peak_allocated_bytes;
+    stats["cached_bytes"] = s.cached_bytes;
+    stats["allocations"] = s.allocations;
+    stats["cache_hits"] = s.cache_hits;
+    return stats;
+  });
+  m.def("_cpu_reset_peak_memory_stats", &cpu_reset_peak_stats);
+  m.def("_cpu_empty_cache", &cpu_empty_cache);
 
   // Tensor(*sizes) is uninitialised float; Tensor(sequence) copies data (see tensorplay.tensor).
   // A new tensor object of a subclass (Parameter) over data's memory, with no history and no view

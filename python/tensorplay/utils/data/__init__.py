@@ -15,6 +15,7 @@ from tensorplay.utils.data.dataset import (
     TensorDataset,
     random_split,
 )
+from tensorplay.utils.data import datasets
 from tensorplay.utils.data.sampler import (
     BatchSampler,
     RandomSampler,
