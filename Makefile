@@ -5,6 +5,7 @@ JOBS   ?= $(shell nproc)
 SITE    = $(shell $(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 # The long budgets of the reliability checks; `make test` runs short ones.
 TP_FUZZ_CASES     ?= 10000
+TP_FUZZ_EXAMPLES  ?= 1000
 TP_STRESS_REGIONS ?= 10000
 TP_SOAK_STEPS     ?= 10000
 
@@ -53,10 +54,12 @@ test-asan: deps
 	    --deselect tests/python/test_reliability_soak.py::test_resident_memory_stays_flat_after_warm_up
 
 # Mutated checkpoints against tensorplay.load and mutated IDX files against the dataset reader,
-# each in a process with a capped address space.
+# each in a process with a capped address space; then every op of the op table against PyTorch,
+# TP_FUZZ_EXAMPLES hypothesis examples per op (tests/fuzz/fuzz_ops.py prints the cases tried).
 fuzz: build
 	@$(PY) tests/fuzz/fuzz_load.py --cases $(TP_FUZZ_CASES)
 	@$(PY) tests/fuzz/fuzz_idx.py --cases $(TP_FUZZ_CASES)
+	@$(PY) tests/fuzz/fuzz_ops.py --examples $(TP_FUZZ_EXAMPLES)
 
 # 16 threads, each through TP_STRESS_REGIONS nested autocast regions.
 stress: build

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace tp {
 
@@ -27,6 +28,21 @@ template <class... Args>
   throw Error(kind, os.str());
 }
 }  // namespace detail
+
+// Runs f(); an error from the ops it is built on is re-raised as op's own ("[dist] [sub] ..."), so
+// that a composite's errors name the op that was called.
+template <class F>
+decltype(auto) with_op_name(const char* op, F&& f) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    std::string_view what = e.what();
+    if (what.starts_with("[") && what.substr(1).starts_with(op) &&
+        what.substr(1 + std::string_view(op).size()).starts_with("]"))
+      throw;
+    detail::fail(e.kind(), "[", op, "] ", what);
+  }
+}
 
 }  // namespace tp
 

@@ -4,8 +4,15 @@
 
 namespace tp {
 
-int64_t Tensor::size(int64_t d) const { return sizes()[wrap_dim("size", d, dim())]; }
-int64_t Tensor::stride(int64_t d) const { return strides()[wrap_dim("stride", d, dim())]; }
+// A 0-dim tensor has no size or stride to give (wrap_dim would accept 0 and -1 for it).
+int64_t Tensor::size(int64_t d) const {
+  TP_CHECK_INDEX(dim() > 0, "[size] dimension specified as ", d, " but tensor has no dimensions");
+  return sizes()[wrap_dim("size", d, dim())];
+}
+int64_t Tensor::stride(int64_t d) const {
+  TP_CHECK_INDEX(dim() > 0, "[stride] dimension specified as ", d, " but tensor has no dimensions");
+  return strides()[wrap_dim("stride", d, dim())];
+}
 
 Scalar Tensor::item() const {
   TP_CHECK(numel() == 1, "[item] a Tensor with ", numel(), " elements cannot be converted to Scalar");

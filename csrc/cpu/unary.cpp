@@ -70,10 +70,11 @@ void unary_floating(UnaryOp op, const Tensor& out, const Tensor& in, double p0, 
     case UnaryOp::RoundDecimals: return m([d = int64_t(p0)](M x) { return math::round_decimals(x, d); });
     case UnaryOp::NanToNum: return m([a = M(p0), b = M(p1), c = M(p2)](M x) { return math::nan_to_num(x, a, b, c); });
     case UnaryOp::Clamp:
-      return m([lo = M(p0), hi = M(p1)](M x) {
+      return m([lo = M(p0), hi = M(p1)](M x) {  // a missing bound is infinite
         if (std::isnan(x)) return x;
-        if (!std::isnan(lo) && x < lo) x = lo;
-        if (!std::isnan(hi) && x > hi) x = hi;
+        if (std::isnan(lo) || std::isnan(hi)) return std::numeric_limits<M>::quiet_NaN();
+        if (x < lo) x = lo;
+        if (x > hi) x = hi;
         return x;
       });
     case UnaryOp::PowScalar:
@@ -105,9 +106,9 @@ void unary_integral(UnaryOp op, const Tensor& out, const Tensor& in, double p0, 
     case UnaryOp::NanToNum: return m([](T x) { return x; });
     case UnaryOp::Relu: return m([](T x) { return x > 0 ? x : T(0); });
     case UnaryOp::Clamp:
-      return m([lo = p0, hi = p1](T x) {
-        if (!std::isnan(lo) && x < lo) x = static_cast<T>(lo);
-        if (!std::isnan(hi) && x > hi) x = static_cast<T>(hi);
+      return m([lo = p0, hi = p1](T x) {  // a missing bound is infinite
+        if (x < lo) x = static_cast<T>(lo);
+        if (x > hi) x = static_cast<T>(hi);
         return x;
       });
     case UnaryOp::PowScalar: return m([e = static_cast<T>(p0)](T x) { return math::pow(x, e); });

@@ -209,7 +209,9 @@ Scalar as_applied(const BinarySpec& spec, const Scalar& value, ScalarType dtype)
 // out = a OP b, where b is a number applied in the compute precision.
 Tensor binary_scalar_into(const BinarySpec& spec, const Tensor& out, const Tensor& a, const Scalar& b,
                           ScalarType dtype) {
-  TP_CHECK(!integer_division(spec, dtype) || b.to_int() != 0, "[", spec.name, "] ZeroDivisionError");
+  // The divisor as the dtype holds it: int16 // 65536 divides by 0 (as in PyTorch), and must not trap.
+  TP_CHECK(!integer_division(spec, dtype) || scalar_tensor(b, dtype).item().to_int() != 0, "[", spec.name,
+           "] ZeroDivisionError");
   backend(a.device()).binary_scalar(spec.op, out, to(a, dtype), as_applied(spec, b, dtype));
   return out;
 }
@@ -236,8 +238,8 @@ Tensor binary(const BinarySpec& spec, const Tensor& a, const Tensor& b, const Sc
            "] Expected all tensors to be on the same device, but found at "
            "least two devices, ",
            a.device().str(), " and ", b.device().str(), "!");
+  Shape shape = broadcast_shapes(spec.name, a.sizes(), b.sizes());  // before the dtype's support, as in PyTorch
   ScalarType dtype = compute_dtype(spec, result_type(a, b));
-  Shape shape = broadcast_shapes(spec.name, a.sizes(), b.sizes());
   autograd::Record<BinaryBackward> record({spec.node ? &a : nullptr, spec.node ? &b : nullptr}, spec, alpha,
                                           std::nullopt, dtype);
   Tensor out = elementwise_output(shape, result_dtype(spec, dtype), std::ranges::equal(a.sizes(), shape) ? a : b);
@@ -298,10 +300,9 @@ Scalar scaled(const BinarySpec& spec, const Tensor& a, const Scalar& b, const Sc
 
 const BinarySpec& division(std::optional<std::string_view> mode) {
   if (!mode) return kDiv;
-  TP_CHECK_VALUE(*mode == "trunc" || *mode == "floor",
-                 "[div] expected rounding_mode to be one of None, 'trunc', "
-                 "or 'floor' but found '",
-                 *mode, "'");
+  // A RuntimeError, as in PyTorch.
+  TP_CHECK(*mode == "trunc" || *mode == "floor",
+           "[div] expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *mode, "'");
   return *mode == "trunc" ? kDivTrunc : kDivFloor;
 }
 
@@ -487,6 +488,7 @@ Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
   TP_AUTOCAST(lerp, self, end, weight);
   TP_CHECK(self.dtype() == end.dtype() && self.dtype() == weight.dtype(), "[lerp] expected dtype ", name(self.dtype()),
            " for `end` and `weight` but got dtypes ", name(end.dtype()), " and ", name(weight.dtype()));
+  broadcast_shapes("lerp", broadcast_shapes("lerp", self.sizes(), end.sizes()), weight.sizes());  // shapes first
   if (!is_floating_point(self.dtype())) fail_unsupported_dtype("lerp", self.dtype());
   return ternary("lerp", "LerpBackward1", TernaryOp::Lerp, lerp_derivative, true, self, end, weight, 1, self.dtype());
 }
@@ -509,8 +511,8 @@ Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
   TP_AUTOCAST(lerp, self, end, weight);
   TP_CHECK(self.dtype() == end.dtype(), "[lerp] expected dtype ", name(self.dtype()), " for `end` but got dtype ",
            name(end.dtype()));
-  if (!is_floating_point(self.dtype())) fail_unsupported_dtype("lerp", self.dtype());
   Shape shape = broadcast_shapes("lerp", self.sizes(), end.sizes());
+  if (!is_floating_point(self.dtype())) fail_unsupported_dtype("lerp", self.dtype());
   autograd::Record<LerpScalarBackward> record({&self, &end}, weight);
   Tensor out = elementwise_output(shape, self.dtype(), self);
   backend(self.device()).binary(BinaryOp::Lerp, out, expand(self, shape), expand(end, shape), weight);
@@ -528,7 +530,9 @@ Tensor lerp_(const Tensor& self, const Tensor& end, const Tensor& weight) {
 Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
   TP_AUTOCAST(addcmul, self, t1, t2, value);
   ScalarType dtype = ResultType().add(self).add(t1).add(t2).get();
+  broadcast_shapes("addcmul", broadcast_shapes("addcmul", self.sizes(), t1.sizes()), t2.sizes());  // shapes first
   if (dtype == ScalarType::Bool) fail_unsupported_dtype("addcmul", dtype);
+  check_fits("addcmul", value, is_reduced_float(dtype) ? ScalarType::Float32 : dtype);  // value in the compute type
   return ternary("addcmul", "AddcmulBackward0", TernaryOp::AddCMul, addcmul_derivative, false, self, t1, t2, value,
                  dtype);
 }
@@ -541,6 +545,7 @@ Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, const Sca
            "tensor1 and tensor2.");
   ScalarType dtype = ResultType().add(self).add(t1).add(t2).get();
   check_alpha("addcdiv", dtype, value);
+  check_fits("addcdiv", value, is_reduced_float(dtype) ? ScalarType::Float32 : dtype);  // value in the compute type
   return ternary("addcdiv", "AddcdivBackward0", TernaryOp::AddCDiv, addcdiv_derivative, false, self, t1, t2, value,
                  dtype);
 }

@@ -63,6 +63,7 @@ bool can_cast(ScalarType from, ScalarType to) {
 
 Tensor copy_(const Tensor& self, const Tensor& src) {
   TP_CHECK(src.defined(), "[copy_] expected a tensor to copy from");
+  check_no_internal_overlap("copy_", self);
   auto shape = try_broadcast_shapes(self.sizes(), src.sizes());
   TP_CHECK(shape && std::ranges::equal(*shape, self.sizes()), "[copy_] the source of shape ", to_string(src.sizes()),
            " cannot be broadcast to the destination's shape ", to_string(self.sizes()));

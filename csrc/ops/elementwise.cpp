@@ -11,7 +11,16 @@ Tensor elementwise_output(IntArrayRef shape, ScalarType dtype, const Tensor& lik
   return empty(shape, dtype, like.device());
 }
 
+void check_no_internal_overlap(const char* op, const Tensor& self) {
+  bool overlaps = false;
+  for (int64_t d = 0; d < self.dim(); ++d) overlaps |= self.size(d) > 1 && self.stride(d) == 0;
+  TP_CHECK(!overlaps || self.numel() == 0, "[", op, "] unsupported operation: more than one element of the ",
+           "written-to tensor refers to a single memory location. Please clone() the tensor before performing ",
+           "the operation.");
+}
+
 void check_inplace(const char* op, const Tensor& self, IntArrayRef shape, ScalarType result) {
+  check_no_internal_overlap(op, self);
   TP_CHECK(can_cast(result, self.dtype()), "[", op, "] result type ", name(result),
            " can't be cast to the desired output type ", name(self.dtype()));
   TP_CHECK(std::ranges::equal(shape, self.sizes()), "[", op, "] output with shape ", to_string(self.sizes()),
@@ -34,9 +43,12 @@ void check_fits(const char* op, const Scalar& value, ScalarType dtype) {
                                        static_cast<double>(std::numeric_limits<T>::max())};
     }
   });
-  bool fits = is_floating_point(dtype) ? !std::isfinite(v) || (v >= lo && v <= hi)
-                                       : value.is_floating_point() ? std::isfinite(v) && v >= lo && v <= hi
-                                                                   : (value.to_int() >= lo && value.to_int() <= hi);
+  // An int wraps into an unsigned dtype from as low as -max, as C's conversion does (full(-1,
+  // dtype=uint8) is 255), as in PyTorch.
+  const int64_t i = value.is_floating_point() ? 0 : value.to_int();
+  bool fits = is_floating_point(dtype)    ? !std::isfinite(v) || (v >= lo && v <= hi)
+              : value.is_floating_point() ? std::isfinite(v) && v >= lo && v <= hi
+                                          : (i >= lo && i <= hi) || (dtype == ScalarType::UInt8 && i < 0 && i >= -hi);
   TP_CHECK(fits, "[", op, "] value cannot be converted to type ", name(dtype), " without overflow");
 }
 

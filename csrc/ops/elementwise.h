@@ -9,12 +9,17 @@ namespace tp {
 // A fresh output of the given shape and dtype, laid out like `like` when it has that shape.
 Tensor elementwise_output(IntArrayRef shape, ScalarType dtype, const Tensor& like);
 
+// A tensor whose elements share memory (a dim of size > 1 with stride 0, as expand makes) cannot
+// be written: the result would depend on the order of the loop. PyTorch refuses it too.
+void check_no_internal_overlap(const char* op, const Tensor& self);
+
 // An in-place op may write a result of `result` dtype and `shape` into self only when the dtype
 // can be cast and the shape is self's own (no broadcasting of the output).
 void check_inplace(const char* op, const Tensor& self, IntArrayRef shape, ScalarType result);
 
-// A value written by fill_ or full must be representable in the dtype (infinities and NaN in
-// floating ones): zeros(2, dtype=uint8).fill_(300) is an error, as in PyTorch, not 44.
+// A number that an op converts to the dtype (fill_, full, scatter's and masked_fill's value, clamp's
+// bounds) must be representable in it (infinities and NaN in floating ones):
+// zeros(2, dtype=uint8).fill_(300) is an error, as in PyTorch, not 44.
 void check_fits(const char* op, const Scalar& value, ScalarType dtype);
 
 // Inputs that share memory with the output other than exactly are copied aside first, so an

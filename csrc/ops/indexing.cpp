@@ -248,15 +248,18 @@ class IndexSelectBackward final : public autograd::Node {
 }  // namespace
 
 Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index) {
+  // In PyTorch's order: the dim, the index's shape, its dtype, then its values (no negative ones).
+  int64_t d = wrap_dim("index_select", dim, t.dim());
   TP_CHECK_INDEX(index.dim() <= 1, "[index_select] Index is supposed to be a vector, got a ", index.dim(), "-D tensor");
+  TP_CHECK(t.dim() > 0 || index.numel() == 1, "[index_select] Index to scalar can have only 1 value, got ",
+           index.numel(), " value(s)");
   TP_CHECK(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32,
            "[index_select] Expected dtype int32/int64 for index, got ", name(index.dtype()));
-  int64_t d = wrap_dim("index_select", dim, t.dim());
   if (index.numel()) {
     int64_t size = t.dim() ? t.size(d) : 1;
     int64_t lo = amin(index).item<int64_t>(), hi = amax(index).item<int64_t>();
-    TP_CHECK_KIND(d == 0 ? ErrorKind::Index : ErrorKind::Runtime, lo >= -size && hi < size, "[index_select] index ",
-                  lo < -size ? lo : hi, " is out of range for dimension ", d, " with size ", size);
+    TP_CHECK_KIND(d == 0 ? ErrorKind::Index : ErrorKind::Runtime, lo >= 0 && hi < size, "[index_select] index ",
+                  lo < 0 ? lo : hi, " is out of range for dimension ", d, " with size ", size);
   }
   Tensor flat = reshape(index, {-1});
   autograd::Record<IndexSelectBackward> record({&t}, t, d, flat);
@@ -268,24 +271,31 @@ Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index) {
 
 namespace {
 
-// gather/scatter: index has t's number of dims and fits inside it except along dim.
+// A 0-dim tensor counts as 1-D in gather and scatter, as in PyTorch; the kernels see it as such.
+int64_t dims_1d(const Tensor& x) { return std::max<int64_t>(x.dim(), 1); }
+int64_t size_1d(const Tensor& x, int64_t d) { return x.dim() ? x.size(d) : 1; }
+Tensor as_1d(const Tensor& x) { return x.dim() ? x : make_view(x, {1}, {1}, x.storage_offset()); }
+
+// gather/scatter, checked as PyTorch does: nothing when index is empty; otherwise index is int64
+// or int32, has t's (and src's) number of dims and fits inside t except along dim (inside src
+// along every dim).
 void check_gather_shapes(const char* op, const Tensor& t, int64_t dim, const Tensor& index, const Tensor* src) {
+  if (index.numel() == 0) return;
   TP_CHECK(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32, "[", op,
            "] Expected dtype int64 for index, got ", name(index.dtype()));
-  TP_CHECK(index.dim() == t.dim() || index.numel() == 0, "[", op,
-           "] Index tensor must have the same number of dimensions "
-           "as input tensor, got ",
-           index.dim(), " and ", t.dim());
-  for (int64_t d = 0; d < index.dim(); ++d) {
-    TP_CHECK(d == dim || index.size(d) <= t.size(d), "[", op, "] Size does not match at dimension ", d,
+  TP_CHECK(dims_1d(index) == dims_1d(t), "[", op, "] Index tensor must have the same number of dimensions ",
+           "as input tensor, got ", index.dim(), " and ", t.dim());
+  TP_CHECK(!src || dims_1d(index) == dims_1d(*src), "[", op, "] Index tensor must have the same number of ",
+           "dimensions as src tensor, got ", index.dim(), " and ", src->dim());
+  for (int64_t d = 0; d < dims_1d(index); ++d) {
+    TP_CHECK(d == dim || size_1d(index, d) <= size_1d(t, d), "[", op, "] Size does not match at dimension ", d,
              " expected index ", to_string(index.sizes()), " to be no larger than self ", to_string(t.sizes()),
              " apart from dimension ", dim);
     if (src)
-      TP_CHECK(index.size(d) <= src->size(d), "[", op, "] Expected index ", to_string(index.sizes()),
+      TP_CHECK(size_1d(index, d) <= size_1d(*src, d), "[", op, "] Expected index ", to_string(index.sizes()),
                " to be no larger than src ", to_string(src->sizes()), " at dimension ", d);
   }
-  if (index.numel() == 0) return;
-  int64_t size = t.dim() ? t.size(dim) : 1;
+  int64_t size = size_1d(t, dim);
   int64_t lo = amin(index).item<int64_t>(), hi = amax(index).item<int64_t>();
   TP_CHECK(lo >= 0 && hi < size, "[", op, "] index ", lo < 0 ? lo : hi, " is out of bounds for dimension ", dim,
            " with size ", size);
@@ -335,14 +345,15 @@ void write_scatter(const char* op, const Tensor& t, int64_t d, const Tensor& ind
   TP_CHECK(src.dtype() == t.dtype(), "[", op, "] Expected self.dtype to be equal to src.dtype, got ", name(t.dtype()),
            " and ", name(src.dtype()));
   check_gather_shapes(op, t, d, index, &src);
+  check_no_internal_overlap(op, t);  // after the shapes, as in PyTorch (t is a fresh copy out of place)
   Tensor idx = to(index, ScalarType::Int64);
   if (index.numel() && reduce == ScatterReduce::Add && is_reduced_float(t.dtype())) {
     // Sum repeated indices in float32 and round once, as PyTorch's result is.
     Tensor wide = to(t, ScalarType::Float32);
-    backend(t.device()).scatter(wide, d, idx, to(src, ScalarType::Float32), reduce);
+    backend(t.device()).scatter(as_1d(wide), d, as_1d(idx), as_1d(to(src, ScalarType::Float32)), reduce);
     backend(t.device()).copy(t, wide);
   } else if (index.numel()) {
-    backend(t.device()).scatter(t, d, idx, unaliased(src, t), reduce);
+    backend(t.device()).scatter(as_1d(t), d, as_1d(idx), as_1d(unaliased(src, t)), reduce);
   }
   t.bump_version();
 }
@@ -364,7 +375,7 @@ Tensor gather(const Tensor& t, int64_t dim, const Tensor& index) {
   Tensor idx = to(index, ScalarType::Int64);
   autograd::Record<GatherBackward> record({&t}, t, d, idx);
   Tensor out = empty(index.sizes(), t.dtype(), t.device());
-  if (index.numel()) backend(t.device()).gather(out, t, d, idx);
+  if (index.numel()) backend(t.device()).gather(as_1d(out), as_1d(t), d, as_1d(idx));
   return record.finish(out);
 }
 
@@ -372,6 +383,8 @@ Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& 
   return scatter_op("scatter", "ScatterBackward0", t, dim, index, src, false);
 }
 Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, const Scalar& value) {
+  wrap_dim("scatter", dim, t.dim());
+  check_fits("scatter", value, t.dtype());
   Tensor src = expand(scalar_tensor(value, t.dtype(), t.device()), index.sizes());
   return scatter_op("scatter", "ScatterBackward1", t, dim, index, src, false);
 }
@@ -381,17 +394,26 @@ Tensor scatter_add(const Tensor& t, int64_t dim, const Tensor& index, const Tens
 }
 
 Tensor scatter_(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
-  if (autograd::records_inplace(t, {&src})) return autograd::assign_inplace(t, scatter(t, dim, index, src), "scatter_");
-  write_scatter("scatter_", t, wrap_dim("scatter_", dim, t.dim()), index, src, ScatterReduce::None);
+  int64_t d = wrap_dim("scatter_", dim, t.dim());
+  if (autograd::records_inplace(t, {&src})) {
+    check_no_internal_overlap("scatter_", t);
+    return autograd::assign_inplace(t, scatter(t, dim, index, src), "scatter_");
+  }
+  write_scatter("scatter_", t, d, index, src, ScatterReduce::None);
   return t;
 }
 Tensor scatter_(const Tensor& t, int64_t dim, const Tensor& index, const Scalar& value) {
+  wrap_dim("scatter_", dim, t.dim());
+  check_fits("scatter_", value, t.dtype());
   return scatter_(t, dim, index, expand(scalar_tensor(value, t.dtype(), t.device()), index.sizes()));
 }
 Tensor scatter_add_(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
-  if (autograd::records_inplace(t, {&src}))
+  int64_t d = wrap_dim("scatter_add_", dim, t.dim());
+  if (autograd::records_inplace(t, {&src})) {
+    check_no_internal_overlap("scatter_add_", t);
     return autograd::assign_inplace(t, scatter_add(t, dim, index, src), "scatter_add_");
-  write_scatter("scatter_add_", t, wrap_dim("scatter_add_", dim, t.dim()), index, src, ScatterReduce::Add);
+  }
+  write_scatter("scatter_add_", t, d, index, src, ScatterReduce::Add);
   return t;
 }
 
@@ -483,6 +505,7 @@ Tensor masked_fill(const Tensor& t, const Tensor& mask, const Tensor& value) {
 }
 
 Tensor masked_fill(const Tensor& t, const Tensor& mask, const Scalar& value) {
+  check_fits("masked_fill", value, t.dtype());
   return masked_fill(t, mask, scalar_tensor(value, t.dtype(), t.device()));
 }
 
@@ -500,6 +523,7 @@ Tensor masked_fill_(const Tensor& t, const Tensor& mask, const Tensor& value) {
 }
 
 Tensor masked_fill_(const Tensor& t, const Tensor& mask, const Scalar& value) {
+  check_fits("masked_fill_", value, t.dtype());
   return masked_fill_(t, mask, scalar_tensor(value, t.dtype(), t.device()));
 }
 

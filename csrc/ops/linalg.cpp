@@ -3,6 +3,7 @@
 // matmul, addmv, tensordot, einsum, ...) is a composite that reshapes its operands into those.
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 #include "amp/autocast.h"
@@ -22,8 +23,29 @@ void check_same_dtype(const char* op, const Tensor& a, const Tensor& b) {
            " and ", b.device().str());
 }
 
+// The products compute in every dtype but bool; checked after the shapes, as PyTorch's kernels are.
+void check_not_bool(const char* op, const Tensor& t) {
+  if (t.dtype() == ScalarType::Bool) fail_unsupported_dtype(op, t.dtype());
+}
+
 void check_dims(const char* op, const Tensor& t, int64_t expected, const char* what) {
   TP_CHECK(t.dim() == expected, "[", op, "] ", what, " must be a ", expected, "-D tensor, got ", t.dim(), "-D");
+}
+
+// Dim d of t, wrapped; an IndexError that names the op when t has no dim d (a 0-dim t has none).
+int64_t dim_at(const char* op, const Tensor& t, int64_t d) {
+  TP_CHECK_INDEX(t.dim() > 0, "[", op, "] dimension specified as ", d, " but tensor has no dimensions");
+  return wrap_dim(op, d, t.dim());
+}
+
+int64_t size_at(const char* op, const Tensor& t, int64_t d) { return t.size(dim_at(op, t, d)); }
+
+// The input of addmm, baddbmm and addbmm must broadcast to the product's shape, whatever beta is
+// (beta = 0 ignores its values, not its shape), as in PyTorch.
+void check_input_shape(const char* op, const Tensor& self, IntArrayRef shape) {
+  auto broadcast = try_broadcast_shapes(self.sizes(), shape);
+  TP_CHECK(broadcast && std::ranges::equal(*broadcast, shape), "[", op, "] the input of shape ",
+           to_string(self.sizes()), " cannot be broadcast to the product's shape ", to_string(shape));
 }
 
 [[noreturn]] void fail_shapes(const char* op, const Tensor& a, const Tensor& b) {
@@ -97,6 +119,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   check_dims("mm", b, 2, "mat2");
   check_same_dtype("mm", a, b);
   if (a.size(1) != b.size(0)) fail_shapes("mm", a, b);
+  check_not_bool("mm", a);
   return recorded_product("MmBackward0", false, nullptr, a, b, 0, 1,
                           [&] { return squeeze(product(unsqueeze(a, 0), unsqueeze(b, 0)), {0}); });
 }
@@ -105,10 +128,11 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   TP_AUTOCAST(bmm, a, b);
   check_dims("bmm", a, 3, "batch1");
   check_dims("bmm", b, 3, "batch2");
-  check_same_dtype("bmm", a, b);
   TP_CHECK(a.size(0) == b.size(0), "[bmm] batch1 and batch2 must have same number of batches, got ", a.size(0), " and ",
            b.size(0));
   if (a.size(2) != b.size(1)) fail_shapes("bmm", a, b);
+  check_not_bool("bmm", a);  // batch1's dtype first, then the pair's, as in PyTorch
+  check_same_dtype("bmm", a, b);
   return recorded_product("BmmBackward0", true, nullptr, a, b, 0, 1, [&] { return product(a, b); });
 }
 
@@ -119,6 +143,8 @@ Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar&
   check_same_dtype("addmm", a, b);
   check_same_dtype("addmm", self, a);
   if (a.size(1) != b.size(0)) fail_shapes("addmm", a, b);
+  check_input_shape("addmm", self, {a.size(0), b.size(1)});
+  check_not_bool("addmm", a);
   return recorded_product("AddmmBackward0", false, &self, a, b, beta, alpha, [&] {
     Tensor out = empty({1, a.size(0), b.size(1)}, a.dtype(), a.device());
     if (beta.to_double() != 0) copy_(out, expand(self, out.sizes().subspan(1)));
@@ -129,13 +155,18 @@ Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar&
 
 Tensor baddbmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) {
   TP_AUTOCAST(baddbmm, self, a, b, beta, alpha);
+  // PyTorch first broadcasts self to (batch1.size(0), batch1.size(1), batch2.size(2)): too few
+  // dims are an IndexError.
+  check_input_shape("baddbmm", self, {size_at("baddbmm", a, 0), size_at("baddbmm", a, 1), size_at("baddbmm", b, 2)});
   check_dims("baddbmm", a, 3, "batch1");
   check_dims("baddbmm", b, 3, "batch2");
-  check_same_dtype("baddbmm", a, b);
-  check_same_dtype("baddbmm", self, a);
   TP_CHECK(a.size(0) == b.size(0), "[baddbmm] batch1 and batch2 must have same number of batches, got ", a.size(0),
            " and ", b.size(0));
   if (a.size(2) != b.size(1)) fail_shapes("baddbmm", a, b);
+  check_input_shape("baddbmm", self, {a.size(0), a.size(1), b.size(2)});
+  check_same_dtype("baddbmm", self, a);  // in PyTorch's order: input and batch1, batch1's support, the batches
+  check_not_bool("baddbmm", a);
+  check_same_dtype("baddbmm", a, b);
   return recorded_product("BaddbmmBackward0", true, &self, a, b, beta, alpha, [&] {
     Tensor out = empty({a.size(0), a.size(1), b.size(2)}, a.dtype(), a.device());
     if (beta.to_double() != 0) copy_(out, expand(self, out.sizes()));
@@ -171,10 +202,12 @@ Tensor vdot(const Tensor& a, const Tensor& b) {
 
 Tensor mv(const Tensor& a, const Tensor& b) {
   TP_AUTOCAST(mv, a, b);
+  size_at("mv", a, 0);  // PyTorch sizes the result first: a 0-dim self is an IndexError
   check_dims("mv", a, 2, "self");
   check_dims("mv", b, 1, "vec");
   check_same_dtype("mv", a, b);
   if (a.size(1) != b.size(0)) fail_shapes("mv", a, b);
+  check_not_bool("mv", a);
   return reshape(mm(a, view(b, {-1, 1})), {a.size(0)});
 }
 
@@ -189,7 +222,9 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   TP_AUTOCAST(matmul, a, b);
   TP_CHECK(a.dim() > 0 && b.dim() > 0, "[matmul] both arguments to matmul need to be at least 1D, but they are ",
            a.dim(), "D and ", b.dim(), "D");
-  check_same_dtype("matmul", a, b);
+  // The batched case below runs bmm, which checks dtypes after the shapes; the others, first.
+  const bool batched = (a.dim() >= 3 || b.dim() >= 3) && !(a.dim() >= 3 && b.dim() <= 2);
+  if (!batched) check_same_dtype("matmul", a, b);
   if (a.dim() == 1 && b.dim() == 1) {
     if (a.size(0) != b.size(0)) fail_shapes("matmul", a, b);
     return dot(a, b);
@@ -226,6 +261,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   x_shape.insert(x_shape.end(), {m, k});
   y_shape.insert(y_shape.end(), {k, n});
   int64_t count = numel(batch);
+  check_not_bool("matmul", a);
+  check_same_dtype("matmul", a, b);
   Tensor out = bmm(reshape(expand(x, x_shape), {count, m, k}), reshape(expand(y, y_shape), {count, k, n}));
   Shape out_shape = batch;
   if (a.dim() > 1) out_shape.push_back(m);
@@ -262,6 +299,12 @@ Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Sc
   Shape out_shape{vec1.size(0), vec2.size(0)};
   TP_CHECK(broadcast_shapes("addr", self.sizes(), out_shape) == out_shape, "[addr] the input of shape ",
            to_string(self.sizes()), " cannot be broadcast to the outer product's shape ", to_string(out_shape));
+  if (dtype == ScalarType::Bool) {  // (beta and self) or (alpha and vec1[i] and vec2[j]), as PyTorch's kernel
+    Tensor out = logical_and(unsqueeze(vec1, 1), unsqueeze(vec2, 0));
+    if (!alpha.to_bool()) out = zeros_like(out);
+    if (beta.to_bool()) out = logical_or(expand(self, out_shape), out);
+    return out;
+  }
   Tensor out = mul(mul(unsqueeze(to(vec1, dtype), 1), alpha), unsqueeze(to(vec2, dtype), 0));
   if (beta.to_double() != 0) out = add(mul(to(self, dtype), beta), out);  // beta = 0 ignores self, NaN included
   return out;
@@ -269,6 +312,8 @@ Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Sc
 
 Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
   TP_AUTOCAST(addbmm, self, batch1, batch2, beta, alpha);
+  // PyTorch first broadcasts self to (batch1.size(1), batch2.size(2)): too few dims are an IndexError.
+  check_input_shape("addbmm", self, {size_at("addbmm", batch1, 1), size_at("addbmm", batch2, 2)});
   check_dims("addbmm", batch1, 3, "batch1");
   check_dims("addbmm", batch2, 3, "batch2");
   check_same_dtype("addbmm", batch1, batch2);
@@ -276,36 +321,46 @@ Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, co
   TP_CHECK(batch1.size(0) == batch2.size(0), "[addbmm] batch1 and batch2 must have same number of batches, got ",
            batch1.size(0), " and ", batch2.size(0));
   if (batch1.size(2) != batch2.size(1)) fail_shapes("addbmm", batch1, batch2);
+  check_not_bool("addbmm", batch1);
   // The sum over the batch of n x k products is one n x (batch k) product.
   const int64_t batch = batch1.size(0), n = batch1.size(1), k = batch1.size(2), p = batch2.size(2);
   return addmm(self, reshape(permute(batch1, {1, 0, 2}), {n, batch * k}), reshape(batch2, {batch * k, p}), beta, alpha);
 }
 
-Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayRef dims_b) {
-  TP_AUTOCAST(tensordot, a, b, dims_a, dims_b);
-  TP_CHECK(dims_a.size() == dims_b.size(), "[tensordot] both dimension lists should have same length, got ",
-           to_string(dims_a), " and ", to_string(dims_b));
+Tensor tensordot(const Tensor& a_in, const Tensor& b_in, IntArrayRef dims_a, IntArrayRef dims_b) {
+  TP_AUTOCAST(tensordot, a_in, b_in, dims_a, dims_b);
+  Tensor a = a_in, b = b_in;
   TP_CHECK(a.dtype() == b.dtype(), "[tensordot] expected both operands to have the same dtype, but got ",
            name(a.dtype()), " and ", name(b.dtype()));
-  // (dim_mask would read an empty list as every dim; here it means none)
+  TP_CHECK(dims_a.size() == dims_b.size(), "[tensordot] both dimension lists should have same length, got ",
+           to_string(dims_a), " and ", to_string(dims_b));
+  // Each pair in turn, as PyTorch checks them. (dim_mask would read an empty list as every dim;
+  // here it means none.)
   std::vector<bool> contracted_a(a.dim(), false), contracted_b(b.dim(), false);
+  Shape pairs_a, pairs_b;
   for (size_t i = 0; i < dims_a.size(); ++i) {
-    int64_t da = wrap_dim("tensordot", dims_a[i], a.dim()), db = wrap_dim("tensordot", dims_b[i], b.dim());
+    int64_t da = dim_at("tensordot", a, dims_a[i]), db = dim_at("tensordot", b, dims_b[i]);
+    const int64_t sa = a.size(da), sb = b.size(db);
+    TP_CHECK(sa == sb || sa == 1 || sb == 1, "[tensordot] contracted dimensions need to match, but first has size ", sa,
+             " in dim ", da, " and second has size ", sb, " in dim ", db);
     TP_CHECK(!contracted_a[da] && !contracted_b[db], "[tensordot] a dim appears more than once in dims ",
              to_string(dims_a), " and ", to_string(dims_b));
     contracted_a[da] = contracted_b[db] = true;
+    pairs_a.push_back(da), pairs_b.push_back(db);
+  }
+  check_not_bool("tensordot", a);
+  // A contracted dim of size 1 broadcasts, as in PyTorch: the other side is summed over it first.
+  for (size_t i = 0; i < pairs_a.size(); ++i) {
+    if (b.size(pairs_b[i]) == 1 && a.size(pairs_a[i]) != 1) a = sum(a, {pairs_a[i]}, true, a.dtype());
+    if (a.size(pairs_a[i]) == 1 && b.size(pairs_b[i]) != 1) b = sum(b, {pairs_b[i]}, true, b.dtype());
   }
   // a -> [free_a, contracted] and b -> [contracted, free_b], contracted dims in the order given.
   Shape perm_a, perm_b, out_shape;
   int64_t free_a = 1, free_b = 1, inner = 1;
   for (int64_t d = 0; d < a.dim(); ++d)
     if (!contracted_a[d]) perm_a.push_back(d), out_shape.push_back(a.size(d)), free_a *= a.size(d);
-  for (size_t i = 0; i < dims_a.size(); ++i) {
-    int64_t da = wrap_dim("tensordot", dims_a[i], a.dim()), db = wrap_dim("tensordot", dims_b[i], b.dim());
-    TP_CHECK(a.size(da) == b.size(db), "[tensordot] contracted dimensions need to match, but first has size ",
-             a.size(da), " in dim ", da, " and second has size ", b.size(db), " in dim ", db);
-    perm_a.push_back(da), perm_b.push_back(db), inner *= a.size(da);
-  }
+  for (size_t i = 0; i < pairs_a.size(); ++i)
+    perm_a.push_back(pairs_a[i]), perm_b.push_back(pairs_b[i]), inner *= a.size(pairs_a[i]);
   for (int64_t d = 0; d < b.dim(); ++d)
     if (!contracted_b[d]) perm_b.push_back(d), out_shape.push_back(b.size(d)), free_b *= b.size(d);
   Tensor product = mm(reshape(permute(a, perm_a), {free_a, inner}), reshape(permute(b, perm_b), {inner, free_b}));
@@ -314,21 +369,24 @@ Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayR
 
 Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim) {
   TP_AUTOCAST(cross, a, b, dim);
-  TP_CHECK(a.dtype() == b.dtype(), "[cross] expected input and other to have the same dtype, but got ", name(a.dtype()),
-           " and ", name(b.dtype()));
-  TP_CHECK(a.dim() == b.dim(), "[cross] inputs must have the same number of dimensions, got ", a.dim(), " and ",
-           b.dim());
-  Shape shape = broadcast_shapes("cross", a.sizes(), b.sizes());
+  // In PyTorch's order: the dim (by default the input's first of size 3), the number of dims, the
+  // dim's length, the broadcast, the dtypes.
   int64_t d = -1;
   if (dim) {
-    d = wrap_dim("cross", *dim, static_cast<int64_t>(shape.size()));
-  } else {  // PyTorch's deprecated default: the first dim of size 3
-    for (size_t i = 0; i < shape.size() && d < 0; ++i)
-      if (shape[i] == 3) d = static_cast<int64_t>(i);
+    d = *dim;
+  } else {  // PyTorch's deprecated default
+    for (int64_t i = 0; i < a.dim() && d < 0; ++i)
+      if (a.size(i) == 3) d = i;
     TP_CHECK(d >= 0, "[cross] no dimension of size 3 in input");
   }
+  TP_CHECK(a.dim() == b.dim(), "[cross] inputs must have the same number of dimensions, got ", a.dim(), " and ",
+           b.dim());
+  d = dim_at("cross", a, d);
   TP_CHECK(a.size(d) == 3 && b.size(d) == 3, "[cross] inputs dimension ", d, " must have length 3. Got ", a.size(d),
            " and ", b.size(d));
+  broadcast_shapes("cross", a.sizes(), b.sizes());
+  TP_CHECK(a.dtype() == b.dtype(), "[cross] expected input and other to have the same dtype, but got ", name(a.dtype()),
+           " and ", name(b.dtype()));
   // out_i = a_(i+1) b_(i+2) - a_(i+2) b_(i+1): the components rotated by one and by two.
   auto rotated = [d](const Tensor& t, int64_t by) { return cat({narrow(t, d, by, 3 - by), narrow(t, d, 0, by)}, d); };
   return sub(mul(rotated(a, 1), rotated(b, 2)), mul(rotated(a, 2), rotated(b, 1)));
@@ -344,6 +402,42 @@ Tensor linalg_vecdot(const Tensor& x, const Tensor& y, int64_t dim) {
   return sum(mul(x, y), {wrap_dim("linalg.vecdot", dim, static_cast<int64_t>(shape.size()))});
 }
 
+namespace {
+
+// The product of a chain of matrices, in PyTorch's order (which decides the rounding): two
+// directly; three by comparing the two costs, left first on a tie; more by the classic dynamic
+// program over the multiply-add counts, the leftmost split on a tie.
+Tensor chain_product(const TensorList& m) {
+  const size_t n = m.size();
+  if (n == 2) return mm(m[0], m[1]);
+  if (n == 3) {
+    const int64_t a = m[0].size(0), b = m[1].size(0), c = m[2].size(0), d = m[2].size(1);
+    return a * c * (b + d) > b * d * (a + c) ? mm(m[0], mm(m[1], m[2])) : mm(mm(m[0], m[1]), m[2]);
+  }
+  std::vector<int64_t> p(n + 1);
+  for (size_t i = 0; i < n; ++i) p[i] = m[i].size(0);
+  p[n] = m[n - 1].size(1);
+  std::vector<std::vector<int64_t>> cost(n, std::vector<int64_t>(n, 0));
+  std::vector<std::vector<size_t>> split(n, std::vector<size_t>(n, 0));
+  for (size_t len = 1; len < n; ++len) {
+    for (size_t i = 0; i + len < n; ++i) {
+      const size_t j = i + len;
+      cost[i][j] = std::numeric_limits<int64_t>::max();
+      for (size_t k = i; k < j; ++k) {
+        const int64_t q = cost[i][k] + cost[k + 1][j] + p[i] * p[k + 1] * p[j + 1];
+        if (q < cost[i][j]) cost[i][j] = q, split[i][j] = k;
+      }
+    }
+  }
+  auto product = [&](auto& self, size_t i, size_t j) -> Tensor {
+    if (i == j) return m[i];
+    return mm(self(self, i, split[i][j]), self(self, split[i][j] + 1, j));
+  };
+  return product(product, 0, n - 1);
+}
+
+}  // namespace
+
 Tensor linalg_multi_dot(const TensorList& tensors) {
   TP_AUTOCAST(linalg_multi_dot, tensors);
   const size_t n = tensors.size();
@@ -355,12 +449,13 @@ Tensor linalg_multi_dot(const TensorList& tensors) {
     check_same_dtype("linalg.multi_dot", tensors[0], tensors[i]);
   }
   // A vector at either end becomes a row or column; the matching dim is dropped at the end.
-  Tensor out = tensors[0].dim() == 1 ? unsqueeze(tensors[0], 0) : tensors[0];
-  for (size_t i = 1; i < n; ++i) {
-    Tensor next = tensors[i].dim() == 1 ? unsqueeze(tensors[i], 1) : tensors[i];
-    if (out.size(1) != next.size(0)) fail_shapes("linalg.multi_dot", out, next);
-    out = mm(out, next);
-  }
+  TensorList matrices(tensors.begin(), tensors.end());
+  if (matrices[0].dim() == 1) matrices[0] = unsqueeze(matrices[0], 0);
+  if (matrices[n - 1].dim() == 1) matrices[n - 1] = unsqueeze(matrices[n - 1], 1);
+  for (size_t i = 1; i < n; ++i)
+    if (matrices[i - 1].size(1) != matrices[i].size(0)) fail_shapes("linalg.multi_dot", matrices[i - 1], matrices[i]);
+  check_not_bool("linalg.multi_dot", matrices[0]);
+  Tensor out = chain_product(matrices);
   if (tensors[n - 1].dim() == 1) out = squeeze(out, {1});
   if (tensors[0].dim() == 1) out = squeeze(out, {0});
   return out;
@@ -368,6 +463,7 @@ Tensor linalg_multi_dot(const TensorList& tensors) {
 
 Tensor trace(const Tensor& t) {
   TP_AUTOCAST(trace, t);
+  if (t.dtype() == ScalarType::Bool) fail_unsupported_dtype("trace", t.dtype());  // before the shape, as in PyTorch
   TP_CHECK(t.dim() == 2, "[trace] expected a matrix, but got tensor with dim ", t.dim());
   return sum(diagonal(t, 0, 0, 1));
 }
@@ -458,11 +554,26 @@ Tensor diagonals(Tensor t, Labels& labels, size_t operand) {
 
 // Contracts a and b over their shared labels that `keep` lacks, as one batched product:
 // a -> [batch, a-only, shared] and b -> [batch, shared, b-only]; dims of size 1 broadcast.
-Tensor contract(const Tensor& a, Labels& la, const Tensor& b, const Labels& lb, const Labels& keep) {
+Tensor contract(const Tensor& a_in, Labels& la, const Tensor& b_in, const Labels& lb, const Labels& keep) {
+  Tensor a = a_in, b = b_in;
   Labels batch, left, right, inner;
   for (int l : la) (contains(lb, l) ? (contains(keep, l) ? batch : inner) : left).push_back(l);
   for (int l : lb)
     if (!contains(la, l)) right.push_back(l);
+  // As PyTorch: a summed label of size 1 on one side is summed out of the other side first, and
+  // only labels of size > 1 on both sides are contracted by bmm; with none, the pair multiplies
+  // (which promotes mixed dtypes, bool included).
+  bool contracts = false;
+  for (int l : inner) {
+    const int64_t da = std::find(la.begin(), la.end(), l) - la.begin(),
+                  db = std::find(lb.begin(), lb.end(), l) - lb.begin();
+    if (a.size(da) != 1 && b.size(db) != 1)
+      contracts = true;
+    else if (a.size(da) != 1)
+      a = sum(a, {da}, true);
+    else if (b.size(db) != 1)
+      b = sum(b, {db}, true);
+  }
   auto size_of = [&](int l) {
     auto find = [l](const Tensor& t, const Labels& ls) -> int64_t {
       auto at = std::find(ls.begin(), ls.end(), l);
@@ -488,7 +599,8 @@ Tensor contract(const Tensor& a, Labels& la, const Tensor& b, const Labels& lb, 
     }
     return reshape(expand(permute(t, perm), sizes), flat);
   };
-  Tensor product = bmm(arrange(a, la, {&batch, &left, &inner}), arrange(b, lb, {&batch, &inner, &right}));
+  Tensor x = arrange(a, la, {&batch, &left, &inner}), y = arrange(b, lb, {&batch, &inner, &right});
+  Tensor product = contracts ? bmm(x, y) : mul(x, y);
   Shape out_shape;
   Labels out_labels;
   for (const Labels* group : {&batch, &left, &right})
@@ -496,6 +608,8 @@ Tensor contract(const Tensor& a, Labels& la, const Tensor& b, const Labels& lb, 
   la = out_labels;
   return reshape(product, out_shape);
 }
+
+Tensor contract_all(const TensorList& operands, const std::vector<Labels>& labels, const Labels& output);
 
 }  // namespace
 
@@ -543,6 +657,14 @@ Tensor einsum(std::string_view equation, const TensorList& operands) {
       if (std::count(seen.begin(), seen.end(), l) == 1) output.push_back(l);
   }
 
+  // The contractions run on the public ops (bmm, sum, mul); their errors (mixed dtypes, bool) are
+  // einsum's and say so.
+  return with_op_name("einsum", [&] { return contract_all(operands, labels, output); });
+}
+
+namespace {
+
+Tensor contract_all(const TensorList& operands, const std::vector<Labels>& labels, const Labels& output) {
   // Contract left to right, keeping the labels that the output or a later operand needs.
   auto needed_after = [&](size_t i) {
     Labels keep = output;
@@ -568,5 +690,7 @@ Tensor einsum(std::string_view equation, const TensorList& operands) {
   for (int l : output) perm.push_back(std::find(result_labels.begin(), result_labels.end(), l) - result_labels.begin());
   return permute(result, perm);
 }
+
+}  // namespace
 
 }  // namespace tp

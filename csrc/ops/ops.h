@@ -131,10 +131,15 @@ TP_UNARY_OPS(TP_DECLARE_UNARY_)
 #undef TP_DECLARE_UNARY_
 Tensor round(const Tensor& t, int64_t decimals = 0);
 Tensor round_(const Tensor& t, int64_t decimals = 0);
+// round(x, decimals=d), PyTorch's other overload: floating dtypes only, even for d = 0.
+Tensor round_decimals(const Tensor& t, int64_t decimals);
+Tensor round_decimals_(const Tensor& t, int64_t decimals);
 Tensor gelu(const Tensor& t, std::string_view approximate = "none");
 Tensor softplus(const Tensor& t, double beta = 1, double threshold = 20);
 Tensor nan_to_num(const Tensor& t, std::optional<double> nan = {}, std::optional<double> posinf = {},
                   std::optional<double> neginf = {});
+Tensor nan_to_num_(const Tensor& t, std::optional<double> nan = {}, std::optional<double> posinf = {},
+                   std::optional<double> neginf = {});
 Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max);
 Tensor clamp(const Tensor& t, const std::optional<Tensor>& min, const std::optional<Tensor>& max);
 Tensor clamp_(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max);

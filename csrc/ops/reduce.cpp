@@ -363,7 +363,11 @@ Tensor p_norm(const Tensor& x, double p, const std::vector<bool>& mask, bool kee
   Shape dims = r.dims();
   autograd::Record<VectorNormBackward> record({&x}, p, r);
   Tensor a = abs(x), out;
-  if (std::isinf(p))
+  int64_t count = 1;  // elements per result
+  for (size_t d = 0; d < mask.size(); ++d) count *= mask[d] && x.dim() ? x.size(d) : 1;
+  if (count == 1 && p != 0)  // the norm of one number is its magnitude, exactly (no (|x|^p)^(1/p)), as in PyTorch
+    out = sum(a, dims, keepdim);
+  else if (std::isinf(p))
     out = p > 0 ? amax(a, dims, keepdim) : amin(a, dims, keepdim);
   else if (p == 0)
     out = sum(ne(a, 0), dims, keepdim, x.dtype());
@@ -381,7 +385,13 @@ Tensor p_norm(const Tensor& x, double p, const std::vector<bool>& mask, bool kee
 }
 
 // Reduced floats accumulate in float32 and round once at the end.
-Tensor accumulated_norm(const Tensor& t, double p, const std::vector<bool>& mask, bool keepdim, ScalarType out) {
+Tensor accumulated_norm(const char* op, const Tensor& t, double p, const std::vector<bool>& mask, bool keepdim,
+                        ScalarType out) {
+  // The inf and negative norms (a max, a min) have no identity: no reduced dim may be empty.
+  if (p < 0 || std::isinf(p))
+    for (size_t d = 0; d < mask.size(); ++d)
+      TP_CHECK(!mask[d] || (t.dim() ? t.size(d) : 1) != 0, "[", op, "] cannot compute the ", p,
+               " norm on an empty tensor because the operation does not have an identity");
   ScalarType acc = is_reduced_float(out) ? ScalarType::Float32 : out;
   return to(p_norm(to(t, acc), p, mask, keepdim), out);
 }
@@ -391,7 +401,7 @@ Tensor accumulated_norm(const Tensor& t, double p, const std::vector<bool>& mask
 Tensor norm(const Tensor& t, double p, IntArrayRef dims, bool keepdim) {
   TP_AUTOCAST(norm, t, p, dims, keepdim);
   check_floating("norm", t, "Expected a floating point or complex tensor as input.");
-  return accumulated_norm(t, p, dim_mask("norm", dims, t.dim()), keepdim, t.dtype());
+  return accumulated_norm("norm", t, p, dim_mask("norm", dims, t.dim()), keepdim, t.dtype());
 }
 
 Tensor linalg_vector_norm(const Tensor& t, double ord, IntArrayRef dims, bool keepdim, OptionalDType dtype) {
@@ -402,7 +412,8 @@ Tensor linalg_vector_norm(const Tensor& t, double ord, IntArrayRef dims, bool ke
     TP_CHECK(promote_types(t.dtype(), *dtype) == *dtype, "[linalg.vector_norm] the dtype of the input (",
              name(t.dtype()), ") should be convertible without narrowing to the specified dtype (", name(*dtype), ")");
   }
-  return accumulated_norm(t, ord, dim_mask("linalg.vector_norm", dims, t.dim()), keepdim, dtype.value_or(t.dtype()));
+  return accumulated_norm("linalg.vector_norm", t, ord, dim_mask("linalg.vector_norm", dims, t.dim()), keepdim,
+                          dtype.value_or(t.dtype()));
 }
 
 Tensor linalg_matrix_norm(const Tensor& t, double ord, IntArrayRef dims, bool keepdim, OptionalDType dtype) {
@@ -418,7 +429,13 @@ Tensor linalg_matrix_norm(const Tensor& t, double ord, IntArrayRef dims, bool ke
   // inf: the largest row sum of |a|; 1: the largest column sum; the negative orders the smallest.
   int64_t summed = std::isinf(ord) ? cols : rows, extreme = std::isinf(ord) ? rows : cols;
   Tensor sums = linalg_vector_norm(t, 1, {summed}, true, dtype);
-  Tensor out = ord > 0 ? amax(sums, {extreme}, true) : amin(sums, {extreme}, true);
+  // The largest of no sums is 0 (as PyTorch gives; they are nonnegative); the smallest is an error.
+  Tensor out;
+  if (ord > 0 && sums.size(extreme) == 0)
+    out = sum(sums, {extreme}, true);
+  else
+    out = with_op_name("linalg.matrix_norm",
+                       [&] { return ord > 0 ? amax(sums, {extreme}, true) : amin(sums, {extreme}, true); });
   return keepdim ? out : squeeze(out, {std::max(rows, cols), std::min(rows, cols)});
 }
 
@@ -427,6 +444,10 @@ Tensor linalg_matrix_norm(const Tensor& t, std::string_view ord, IntArrayRef dim
   TP_CHECK(ord == "fro", "[linalg.matrix_norm] Order 'nuc' not supported: it needs an SVD, which tensorplay lacks");
   TP_CHECK(t.dim() >= 2, "[linalg.matrix_norm] The input tensor A must have at least 2 dimensions.");
   TP_CHECK(dims.size() == 2, "[linalg.matrix_norm] dim must be a 2-tuple. Got ", to_string(dims));
+  // Checked here, so that the errors name this op rather than vector_norm.
+  check_floating("linalg.matrix_norm", t, "Expected a floating point or complex tensor as input.");
+  TP_CHECK(wrap_dim("linalg.matrix_norm", dims[0], t.dim()) != wrap_dim("linalg.matrix_norm", dims[1], t.dim()),
+           "[linalg.matrix_norm] dims must be different. Got (", dims[0], ", ", dims[1], ")");
   return linalg_vector_norm(t, 2, dims, keepdim, dtype);
 }
 
@@ -435,8 +456,8 @@ Tensor renorm(const Tensor& t, double p, int64_t dim, double maxnorm) {
   TP_CHECK(p > 0, "[renorm] non-positive norm not supported, got p=", p);
   TP_CHECK(maxnorm >= 0, "[renorm] expected maxnorm to be >= 0 but got ", maxnorm);
   TP_CHECK(t.dim() > 1, "[renorm] input needs at least 2 dimensions, got ", t.dim(), " dimensions");
-  check_floating("renorm", t, "expected a floating point input.");
   int64_t keep = wrap_dim("renorm", dim, t.dim());
+  check_floating("renorm", t, "expected a floating point input.");
   Shape others;
   for (int64_t d = 0; d < t.dim(); ++d)
     if (d != keep) others.push_back(d);
@@ -449,6 +470,7 @@ Tensor renorm(const Tensor& t, double p, int64_t dim, double maxnorm) {
 
 Tensor logsumexp(const Tensor& t, IntArrayRef dims, bool keepdim) {
   TP_AUTOCAST(logsumexp, t, dims, keepdim);
+  dim_mask("logsumexp", dims, t.dim());  // checked here, by this op's name, not by amax or sum below
   Tensor x = is_floating_point(t.dtype()) ? t : to(t, get_default_dtype());
   if (x.numel() == 0) return log(sum(exp(x), dims, keepdim));
   // Shift by the max (where finite) so exp cannot overflow; the shift cancels in the gradient.

@@ -352,6 +352,7 @@ Tensor expand(const Tensor& t, IntArrayRef sizes) {
     }
     int64_t size = t.size(d);
     if (target == -1) target = size;
+    TP_CHECK(target >= 0, "[expand] the expanded size of the tensor (", target, ") must be -1 or non-negative");
     TP_CHECK(size == target || size == 1, "[expand] The expanded size of the tensor (", target,
              ") must match the existing size (", size, ") at non-singleton dimension ", i,
              ".  Target sizes: ", to_string(sizes), ".  Tensor sizes: ", to_string(t.sizes()));
@@ -400,8 +401,8 @@ Tensor unsqueeze(const Tensor& t, int64_t dim) {
 }
 
 Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim) {
-  if (t.dim() == 0) return reshape(t, IntArrayRef{1});
   int64_t start = wrap_dim("flatten", start_dim, t.dim()), end = wrap_dim("flatten", end_dim, t.dim());
+  if (t.dim() == 0) return reshape(t, IntArrayRef{1});
   TP_CHECK(start <= end, "[flatten] start_dim cannot come after end_dim");
   Shape sizes(t.sizes().begin(), t.sizes().begin() + start);
   sizes.push_back(numel(t.sizes().subspan(start, end - start + 1)));
@@ -412,6 +413,7 @@ Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim) {
 Tensor unflatten(const Tensor& t, int64_t dim, IntArrayRef sizes) {
   int64_t d = wrap_dim("unflatten", dim, t.dim());
   TP_CHECK(!sizes.empty(), "[unflatten] sizes must be non-empty");
+  TP_CHECK(t.dim() > 0, "[unflatten] cannot unflatten a 0-dim tensor");
   Shape inner = infer_size("unflatten", sizes, t.size(d));
   Shape shape(t.sizes().begin(), t.sizes().begin() + d);
   shape.insert(shape.end(), inner.begin(), inner.end());
@@ -439,6 +441,7 @@ Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::op
 
 Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
   TP_CHECK(t.dim() > 0, "[narrow] cannot be applied to a 0-dim tensor");
+  TP_CHECK(length >= 0, "[narrow] length must be non-negative.");  // before dim and start, as in PyTorch
   int64_t d = wrap_dim("narrow", dim, t.dim());
   const int64_t size = t.size(d);
   TP_CHECK_INDEX(start >= -size && start <= size, "[narrow] start out of range (expected to be in range of [", -size,
@@ -481,6 +484,7 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index) {
 }
 
 TensorList split_with_sizes(const Tensor& t, IntArrayRef split_sizes, int64_t dim) {
+  TP_CHECK(t.dim() > 0, "[split_with_sizes] expects at least a 1-dimensional tensor");
   int64_t d = wrap_dim("split_with_sizes", dim, t.dim());
   int64_t total = 0;
   for (int64_t s : split_sizes) {
@@ -506,7 +510,7 @@ TensorList split(const Tensor& t, int64_t split_size, int64_t dim) {
   TP_CHECK(split_size > 0 || (split_size == 0 && size == 0),
            "[split] split_size can only be 0 if dimension size is 0, but got dimension size of ", size);
   Shape sizes;
-  if (split_size == 0) sizes.push_back(0);
+  if (size == 0) sizes.push_back(0);  // one empty piece, as in PyTorch
   for (int64_t start = 0; start < size; start += split_size) sizes.push_back(std::min(split_size, size - start));
   return split_with_sizes(t, sizes, d);
 }
@@ -542,7 +546,8 @@ Tensor cat(const TensorList& tensors, int64_t dim) {
       ref = &x;
       break;
     }
-  TP_CHECK(ref->dim() > 0, "[cat] zero-dimensional tensor cannot be concatenated");
+  for (size_t i = 0; i < tensors.size(); ++i)  // any 0-dim tensor, before the dim is checked, as in PyTorch
+    TP_CHECK(tensors[i].dim() > 0, "[cat] zero-dimensional tensor (at position ", i, ") cannot be concatenated");
   int64_t d = wrap_dim("cat", dim, ref->dim());
   ResultType promoted;
   Shape shape(ref->sizes().begin(), ref->sizes().end());

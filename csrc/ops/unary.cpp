@@ -107,10 +107,8 @@ Tensor softplus(const Tensor& g, const Tensor& x, const Tensor&, const Params& p
 }
 Tensor nan_to_num(const Tensor& g, const Tensor& x, const Tensor&, const Params&) { return mul(g, isfinite(x)); }
 Tensor clamp(const Tensor& g, const Tensor& x, const Tensor&, const Params& p) {
-  Tensor inside = ones_like(x, ScalarType::Bool);
-  if (!std::isnan(p.a)) inside = logical_and(inside, ge(x, p.a));
-  if (!std::isnan(p.b)) inside = logical_and(inside, le(x, p.b));
-  return mul(g, inside);
+  // Where lo <= x <= hi (a missing bound is infinite; a NaN bound or a NaN x passes nothing).
+  return mul(g, logical_and(ge(x, p.a), le(x, p.b)));
 }
 Tensor pow(const Tensor& g, const Tensor& x, const Tensor&, const Params& p) {
   if (p.a == 0) return zeros_like(g);
@@ -230,6 +228,7 @@ Tensor run_unary(const UnarySpec& spec, const Tensor& x, const Params& p = {}) {
 }
 
 Tensor run_unary_(const UnarySpec& spec, const Tensor& self, const Params& p = {}) {
+  check_no_internal_overlap(spec.name, self);  // before the dtype's support, as in PyTorch
   ScalarType dtype = compute_dtype(spec, self.dtype());
   ScalarType out_dtype = spec.rule == DTypeRule::Predicate ? ScalarType::Bool : dtype;
   check_inplace(spec.name, self, self.sizes(), out_dtype);
@@ -295,6 +294,14 @@ Tensor round(const Tensor& t, int64_t decimals) {
   return run_unary(kRoundDecimals, t, {static_cast<double>(decimals)});
 }
 
+Tensor round_decimals(const Tensor& t, int64_t decimals) {
+  return decimals != 0 ? round(t, decimals) : run_unary(kRoundDecimals, t, {0.0});
+}
+
+Tensor round_decimals_(const Tensor& t, int64_t decimals) {
+  return run_unary_(kRoundDecimals, t, {static_cast<double>(decimals)});
+}
+
 Tensor round_(const Tensor& t, int64_t decimals) {
   if (decimals == 0) return run_unary_(kRound, t);
   return run_unary_(kRoundDecimals, t, {static_cast<double>(decimals)});
@@ -302,10 +309,9 @@ Tensor round_(const Tensor& t, int64_t decimals) {
 
 Tensor gelu(const Tensor& t, std::string_view approximate) {
   TP_AUTOCAST(gelu, t, approximate);
-  TP_CHECK_VALUE(approximate == "none" || approximate == "tanh",
-                 "[gelu] approximate argument must be either none "
-                 "or tanh, got '",
-                 approximate, "'");
+  // A RuntimeError, as in PyTorch.
+  TP_CHECK(approximate == "none" || approximate == "tanh",
+           "[gelu] approximate argument must be either none or tanh, got '", approximate, "'");
   return run_unary(approximate == "tanh" ? kGeluTanh : kGelu, t);
 }
 
@@ -332,6 +338,13 @@ Tensor nan_to_num(const Tensor& t, std::optional<double> nan, std::optional<doub
   return run_unary(kNanToNum, t, {nan.value_or(0.0), posinf.value_or(largest), neginf.value_or(-largest)});
 }
 
+Tensor nan_to_num_(const Tensor& t, std::optional<double> nan, std::optional<double> posinf,
+                   std::optional<double> neginf) {
+  if (!is_floating_point(t.dtype())) return t;  // nothing to replace: PyTorch returns before any check
+  check_no_internal_overlap("nan_to_num_", t);
+  return copy_(t, nan_to_num(t, nan, posinf, neginf));
+}
+
 Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max) {
   TP_AUTOCAST(clamp, t, min, max);
   TP_CHECK(min || max, "[clamp] At least one of 'min' or 'max' must not be None");
@@ -341,15 +354,22 @@ Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> m
   if (max) promoted.add(*max);
   ScalarType dtype = promoted.get();
   if (dtype == ScalarType::Bool) dtype = ScalarType::Int64;  // PyTorch clamps bool in int64
-  // Bounds convert to the dtype as a cast would (uint8 clamp(min=-1) means 255), as in PyTorch.
-  auto bound = [&](const std::optional<Scalar>& b) {
-    if (!b) return std::numeric_limits<double>::quiet_NaN();
+  // Bounds convert to the dtype as a cast would (uint8 clamp(min=-1) means 255), as in PyTorch. A
+  // missing bound is an infinite one; a NaN bound makes every element NaN.
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  auto bound = [&](const std::optional<Scalar>& b, double missing) {
+    if (!b) return missing;
+    check_fits("clamp", *b, dtype);
     return is_floating_point(dtype) ? b->to_double() : scalar_tensor(*b, dtype).item().to_double();
   };
-  return run_unary(kClamp, t, dtype, {bound(min), bound(max)});
+  return run_unary(kClamp, t, dtype, {bound(min, -inf), bound(max, inf)});
 }
 
 Tensor clamp_(const Tensor& t, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  Shape shape(t.sizes().begin(), t.sizes().end());  // the result must fit t: checked first, by clamp_'s name
+  if (min) shape = broadcast_shapes("clamp_", shape, min->sizes());
+  if (max) shape = broadcast_shapes("clamp_", shape, max->sizes());
+  check_inplace("clamp_", t, shape, t.dtype());
   bool records = autograd::records_inplace(t, {min ? &*min : nullptr, max ? &*max : nullptr});
   Tensor result = clamp(t, min, max);
   check_inplace("clamp_", t, t.sizes(), result.dtype());
@@ -358,6 +378,7 @@ Tensor clamp_(const Tensor& t, const std::optional<Tensor>& min, const std::opti
 }
 
 Tensor clamp_(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max) {
+  check_no_internal_overlap("clamp_", t);
   bool records = autograd::records_inplace(t, {});
   Tensor result = clamp(records ? clone(t) : t, min, max);  // backward reads the input: keep a copy
   check_inplace("clamp_", t, t.sizes(), result.dtype());
@@ -368,14 +389,22 @@ Tensor clamp_(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> 
 Tensor clamp(const Tensor& t, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
   TP_AUTOCAST(clamp, t, min, max);
   TP_CHECK(min || max, "[clamp] At least one of 'min' or 'max' must not be None");
+  // The shapes are checked first, by clamp's name: maximum and minimum below would name themselves.
+  Shape shape(t.sizes().begin(), t.sizes().end());
+  if (min) shape = broadcast_shapes("clamp", shape, min->sizes());
+  if (max) shape = broadcast_shapes("clamp", shape, max->sizes());
   ResultType promoted;
   promoted.add(t);
   if (min) promoted.add(*min);
   if (max) promoted.add(*max);
-  if (min && max && promoted.get() == ScalarType::Bool) fail_unsupported_dtype("clamp", ScalarType::Bool);
-  Tensor out = t;
-  if (min) out = maximum(out, *min);
-  if (max) out = minimum(out, *max);
+  const ScalarType dtype = promoted.get();
+  if (min && max && dtype == ScalarType::Bool) fail_unsupported_dtype("clamp", ScalarType::Bool);
+  // Each operand in the dtype of all three first: maximum(t, min) alone would promote without max
+  // (and a 0-dim t would count as a full tensor in the second step). The casts round nothing that
+  // maximum and minimum would not.
+  Tensor out = to(t, dtype);
+  if (min) out = maximum(out, to(*min, dtype));
+  if (max) out = minimum(out, to(*max, dtype));
   return out;
 }
 
@@ -390,6 +419,7 @@ Tensor pow(const Tensor& a, const Scalar& exponent) {
 }
 
 Tensor pow_(const Tensor& a, const Scalar& exponent) {
+  check_no_internal_overlap("pow_", a);
   bool records = autograd::records_inplace(a, {});
   Tensor result = pow(records ? clone(a) : a, exponent);  // backward reads the input: keep a copy
   check_inplace("pow_", a, a.sizes(), result.dtype());

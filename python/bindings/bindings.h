@@ -24,6 +24,11 @@ nb::class_<PyTensor>& tensor_class();
 // Sizes given either as one sequence or as separate ints: x.view(2, 3) or x.view((2, 3)).
 Shape sizes_arg(const nb::args& args, const char* op);
 
+// Note [Python objects in globals]: a global nb::object would be released by a static destructor
+// at exit, after the interpreter has finalized; freeing the object then aborts Python ("the GIL is
+// released"). Globals that hold Python objects are leaked instead: `nb::object& g = persistent();`.
+inline nb::object& persistent() { return *new nb::object(); }
+
 // Ops take a device keyword that may be a string; this releases the GIL while an op runs.
 using release_gil = nb::call_guard<nb::gil_scoped_release>;
 

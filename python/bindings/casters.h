@@ -48,6 +48,10 @@ struct DTypeObject {
   ScalarType type;
 };
 
+// An int argument as PyTorch takes one: an int, an object with __index__ (a NumPy integer), or a
+// 0-dim integer tensor. False for anything else, with no Python error set.
+bool index_value(nb::handle h, int64_t& out);
+
 // Several tensors returned as a Python tuple (split, chunk, unbind), as in PyTorch.
 struct TensorTuple {
   TensorList items;
@@ -94,12 +98,13 @@ struct type_caster<tp::ScalarType> {
   }
 };
 
-// Python bool, int and float (and NumPy's numbers, through __index__ and __float__); not tensors.
+// Python bool, int and float (and NumPy's numbers, through __index__ and __float__), and 0-dim
+// tensors that need no gradient.
 template <>
 struct type_caster<tp::Scalar> {
   NB_TYPE_CASTER(tp::Scalar, const_name("Number"))
 
-  bool from_python(handle src, uint8_t, cleanup_list*) noexcept {
+  bool from_python(handle src, uint8_t flags, cleanup_list*) noexcept {
     PyObject* o = src.ptr();
     if (PyBool_Check(o)) {
       value = tp::Scalar(o == Py_True);
@@ -116,7 +121,18 @@ struct type_caster<tp::Scalar> {
       value = tp::Scalar(PyFloat_AS_DOUBLE(o));
       return true;
     }
-    if (tp::python::is_tensor(src)) return false;
+    if (tp::python::is_tensor(src)) {
+      // As in PyTorch, a 0-dim tensor that needs no gradient is a number too; only in the second,
+      // converting pass, so that an overload taking a tensor there is chosen first.
+      const tp::Tensor& t = tp::python::unwrap(src);
+      if (!(flags & static_cast<uint8_t>(cast_flags::convert)) || t.dim() != 0 || t.requires_grad()) return false;
+      try {
+        value = t.item();
+      } catch (...) {
+        return false;
+      }
+      return true;
+    }
     if (PyIndex_Check(o)) {
       long long v = PyLong_AsLongLong(o);
       if (v == -1 && PyErr_Occurred()) return PyErr_Clear(), false;
@@ -173,6 +189,16 @@ struct type_caster<tp::python::TensorTuple> {
   }
 };
 
+// A list of tensors (cat, stack, einsum's operands): any sequence of tensors but a tensor itself,
+// which PyTorch refuses too (a 1-D tensor would otherwise pass as the list of its elements).
+template <>
+struct type_caster<std::vector<tp::Tensor>> : list_caster<std::vector<tp::Tensor>, tp::Tensor> {
+  bool from_python(handle src, uint8_t flags, cleanup_list* cleanup) noexcept {
+    if (tp::python::is_tensor(src)) return false;
+    return list_caster<std::vector<tp::Tensor>, tp::Tensor>::from_python(src, flags, cleanup);
+  }
+};
+
 template <>
 struct type_caster<tp::python::Dims> {
   NB_TYPE_CASTER(tp::python::Dims, const_name("int | tuple[int, ...] | None"))
@@ -181,10 +207,9 @@ struct type_caster<tp::python::Dims> {
     value = {};
     if (src.is_none()) return true;
     value.given = true;
-    if (PyIndex_Check(src.ptr()) && !tp::python::is_tensor(src)) {
-      long long v = PyLong_AsLongLong(src.ptr());
-      if (v == -1 && PyErr_Occurred()) return PyErr_Clear(), false;
-      value.dims = {static_cast<int64_t>(v)};
+    int64_t v;
+    if (tp::python::index_value(src, v)) {
+      value.dims = {v};
       return true;
     }
     make_caster<tp::Shape> list;

@@ -8,7 +8,7 @@ namespace tp::python {
 
 namespace {
 
-nb::object g_tensor_factory;  // tensorplay.tensor, for lists used as indices
+nb::object& g_tensor_factory = persistent();  // tensorplay.tensor, for lists used as indices
 
 struct ParsedIndex {
   Tensor view;                                   // after the basic (view) indexing

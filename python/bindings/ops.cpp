@@ -23,12 +23,40 @@ void def_method(const char* name, F&& f, const Extra&... extra) {
   tensor_class().def(name, f, extra..., release_gil());
 }
 
-nb::object g_return_type_max, g_return_type_min;
+nb::object& g_return_type_max = persistent();  // torch.return_types.max's stand-in
+nb::object& g_return_type_min = persistent();
 
 TensorTuple as_tuple(TensorList list) { return {std::move(list)}; }
 
 nb::object values_indices(const nb::object& type, std::pair<Tensor, Tensor> r) {
   return type(wrap(r.first), wrap(r.second));
+}
+
+// nonzero(t, as_tuple=True) and where(t): one index tensor per dim (a 0-dim t counts as 1-D).
+nb::object nonzero_tuple(const Tensor& t) {
+  Tensor coords = nonzero(t);
+  if (t.dim() == 0) return nb::make_tuple(wrap(zeros({coords.size(0)}, ScalarType::Int64)));
+  return nb::tuple(nb::cast(unbind(transpose(coords, 0, 1), 0)));
+}
+
+// PyTorch takes a number for the input of the arithmetic ops too (torch.add(2, x), torch.mul(2, 3),
+// torch.remainder(2, x)): it becomes a 0-dim tensor in the dtype the pair promotes to, which is
+// what PyTorch's wrapped numbers promote to.
+Tensor number_tensor(const Scalar& s, const Tensor& other) { return scalar_tensor(s, result_type(other, s), other.device()); }
+Tensor number_tensor(const Scalar& s) {
+  return scalar_tensor(s, s.is_bool() ? ScalarType::Bool : s.is_floating_point() ? get_default_dtype() : ScalarType::Int64);
+}
+
+// Binds tensorplay.<name>(number, tensor) and, where `both`, tensorplay.<name>(number, number).
+template <class F>
+void def_number_input(nb::module_& m, const char* name, F f, bool both) {
+  m.def(name, [f](const Scalar& a, const Tensor& b) { return f(number_tensor(a, b), b); }, "input"_a, "other"_a,
+        release_gil());
+  if (!both) return;
+  m.def(name, [f](const Scalar& a, const Scalar& b) {
+    Tensor x = number_tensor(a);
+    return f(x, number_tensor(b, x));
+  }, "input"_a, "other"_a, release_gil());
 }
 
 void init_elementwise(nb::module_& m) {
@@ -41,8 +69,13 @@ void init_elementwise(nb::module_& m) {
   def_op(m, "absolute", [](const Tensor& t) { return abs(t); });
   def_op(m, "arctan2", [](const Tensor& a, const Tensor& b) { return atan2(a, b); }, "other"_a);
   def_op(m, "square", [](const Tensor& t) { return pow(t, 2); });
-  def_op(m, "round", [](const Tensor& t, int64_t decimals) { return round(t, decimals); }, nb::kw_only(), "decimals"_a = 0);
-  def_method("round_", [](Tensor& t, int64_t decimals) -> Tensor { return round_(t, decimals); }, nb::kw_only(), "decimals"_a = 0);
+  // round(x, decimals=...) is PyTorch's other overload, for floating dtypes only, even with decimals=0.
+  def_op(m, "round", [](const Tensor& t, std::optional<int64_t> decimals) {
+    return decimals ? round_decimals(t, *decimals) : round(t);
+  }, nb::kw_only(), "decimals"_a.none() = nb::none());
+  def_method("round_", [](Tensor& t, std::optional<int64_t> decimals) -> Tensor {
+    return decimals ? round_decimals_(t, *decimals) : round_(t);
+  }, nb::kw_only(), "decimals"_a.none() = nb::none());
   def_op(m, "nan_to_num", [](const Tensor& t, std::optional<double> nan, std::optional<double> posinf,
                              std::optional<double> neginf) { return nan_to_num(t, nan, posinf, neginf); },
          "nan"_a = 0.0, "posinf"_a.none() = nb::none(), "neginf"_a.none() = nb::none());
@@ -63,10 +96,8 @@ void init_elementwise(nb::module_& m) {
          "beta"_a = 1.0, "threshold"_a = 20.0);
   def_method("square_", [](Tensor& t) -> Tensor { return pow_(t, 2); });
   def_method("nan_to_num_", [](Tensor& t, std::optional<double> nan, std::optional<double> posinf,
-                               std::optional<double> neginf) -> Tensor {
-    Tensor r = nan_to_num(t, nan, posinf, neginf);
-    return copy_(t, r);
-  }, "nan"_a = 0.0, "posinf"_a.none() = nb::none(), "neginf"_a.none() = nb::none());
+                               std::optional<double> neginf) -> Tensor { return nan_to_num_(t, nan, posinf, neginf); },
+             "nan"_a = 0.0, "posinf"_a.none() = nb::none(), "neginf"_a.none() = nb::none());
   def_method("clamp_", [](Tensor& t, std::optional<Scalar> lo, std::optional<Scalar> hi) -> Tensor { return clamp_(t, lo, hi); },
              "min"_a.none() = nb::none(), "max"_a.none() = nb::none());
   def_method("clip_", [](Tensor& t, std::optional<Scalar> lo, std::optional<Scalar> hi) -> Tensor { return clamp_(t, lo, hi); },
@@ -116,6 +147,32 @@ void init_elementwise(nb::module_& m) {
   TP_BIND_BINARY(gt)
   TP_BIND_BINARY(ge)
 #undef TP_BIND_BINARY
+  using WithAlpha = Tensor (*)(const Tensor&, const Tensor&, const Scalar&);
+  for (auto [name, f] : {std::pair<const char*, WithAlpha>{"add", &tp::add}, {"sub", &tp::sub}}) {
+    m.def(name, [f](const Scalar& a, const Tensor& b, const Scalar& alpha) { return f(number_tensor(a, b), b, alpha); },
+          "input"_a, "other"_a, nb::kw_only(), "alpha"_a = 1, release_gil());
+    m.def(name, [f](const Scalar& a, const Scalar& b, const Scalar& alpha) {
+      Tensor x = number_tensor(a);
+      return f(x, number_tensor(b, x), alpha);
+    }, "input"_a, "other"_a, nb::kw_only(), "alpha"_a = 1, release_gil());
+  }
+  for (const char* name : {"div", "divide"}) {
+    m.def(name, [](const Scalar& a, const Tensor& b, std::optional<std::string_view> mode) {
+      return div(number_tensor(a, b), b, mode);
+    }, "input"_a, "other"_a, nb::kw_only(), "rounding_mode"_a.none() = nb::none(), release_gil());
+    m.def(name, [](const Scalar& a, const Scalar& b, std::optional<std::string_view> mode) {
+      Tensor x = number_tensor(a);
+      return div(x, number_tensor(b, x), mode);
+    }, "input"_a, "other"_a, nb::kw_only(), "rounding_mode"_a.none() = nb::none(), release_gil());
+  }
+  auto binary_fn = [](Tensor (*f)(const Tensor&, const Tensor&)) { return f; };
+  def_number_input(m, "mul", binary_fn(&tp::mul), true);
+  def_number_input(m, "true_divide", [](const Tensor& a, const Tensor& b) { return div(a, b); }, true);
+  def_number_input(m, "floor_divide", binary_fn(&tp::floor_divide), true);
+  def_number_input(m, "remainder", binary_fn(&tp::remainder), false);
+  def_number_input(m, "bitwise_and", binary_fn(&tp::bitwise_and), false);
+  def_number_input(m, "bitwise_or", binary_fn(&tp::bitwise_or), false);
+  def_number_input(m, "bitwise_xor", binary_fn(&tp::bitwise_xor), false);
   for (auto [alias, op] : {std::pair{"multiply", "mul"}, {"greater", "gt"}, {"greater_equal", "ge"}, {"less", "lt"},
                            {"less_equal", "le"}, {"not_equal", "ne"}}) {
     m.attr(alias) = m.attr(op);
@@ -133,10 +190,17 @@ void init_elementwise(nb::module_& m) {
   TP_BIND_TENSOR_BINARY(logical_xor)
 #undef TP_BIND_TENSOR_BINARY
 
-  def_op(m, "lerp", [](const Tensor& s, const Tensor& e, const Tensor& w) { return lerp(s, e, w); }, "end"_a, "weight"_a);
+  // PyTorch tries lerp's number-weight overload first, and a 0-dim weight that needs no gradient
+  // is a number to it: lerp(bfloat16, bfloat16, tensor(0.5, dtype=float64)) works.
+  auto number_weight = [](const Tensor& w) { return w.dim() == 0 && !w.requires_grad(); };
+  def_op(m, "lerp", [=](const Tensor& s, const Tensor& e, const Tensor& w) {
+    return number_weight(w) ? lerp(s, e, w.item()) : lerp(s, e, w);
+  }, "end"_a, "weight"_a);
   def_op(m, "lerp", [](const Tensor& s, const Tensor& e, const Scalar& w) { return lerp(s, e, w); }, "end"_a, "weight"_a);
   def_method("lerp_", [](Tensor& s, const Tensor& e, const Scalar& w) -> Tensor { return lerp_(s, e, w); }, "end"_a, "weight"_a);
-  def_method("lerp_", [](Tensor& s, const Tensor& e, const Tensor& w) -> Tensor { return lerp_(s, e, w); }, "end"_a, "weight"_a);
+  def_method("lerp_", [=](Tensor& s, const Tensor& e, const Tensor& w) -> Tensor {
+    return number_weight(w) ? lerp_(s, e, w.item()) : lerp_(s, e, w);
+  }, "end"_a, "weight"_a);
   def_op(m, "addcmul", [](const Tensor& s, const Tensor& a, const Tensor& b, const Scalar& v) { return addcmul(s, a, b, v); },
          "tensor1"_a, "tensor2"_a, nb::kw_only(), "value"_a = 1);
   def_op(m, "addcdiv", [](const Tensor& s, const Tensor& a, const Tensor& b, const Scalar& v) { return addcdiv(s, a, b, v); },
@@ -227,9 +291,9 @@ void init_reductions(nb::module_& m) {
     return prod(t, dim, keepdim, dtype);
   }, "dim"_a.none() = nb::none(), "keepdim"_a = false, nb::kw_only(), "dtype"_a.none() = nb::none());
   def_op(m, "amax", [](const Tensor& t, const Dims& dim, bool keepdim) { return amax(t, dim.dims, keepdim); },
-         "dim"_a = nb::tuple(), "keepdim"_a = false);
+         "dim"_a.none() = nb::tuple(), "keepdim"_a = false);
   def_op(m, "amin", [](const Tensor& t, const Dims& dim, bool keepdim) { return amin(t, dim.dims, keepdim); },
-         "dim"_a = nb::tuple(), "keepdim"_a = false);
+         "dim"_a.none() = nb::tuple(), "keepdim"_a = false);
   for (bool is_max : {true, false}) {
     const char* name = is_max ? "max" : "min";
     // max(input), max(input, dim, keepdim=False) -> (values, indices), max(input, other).
@@ -436,14 +500,11 @@ void init_index_ops(nb::module_& m) {
   m.def("where", [](const Tensor& c, const Tensor& a, const Scalar& b) { return where(c, a, b); }, "condition"_a, "input"_a, "other"_a, release_gil());
   m.def("where", [](const Tensor& c, const Scalar& a, const Tensor& b) { return where(c, a, b); }, "condition"_a, "input"_a, "other"_a, release_gil());
   m.def("where", [](const Tensor& c, const Scalar& a, const Scalar& b) { return where(c, a, b); }, "condition"_a, "input"_a, "other"_a, release_gil());
-  m.def("where", [](const Tensor& c) { return nb::tuple(nb::cast(unbind(transpose(nonzero(c), 0, 1), 0))); }, "condition"_a);
+  m.def("where", [](const Tensor& c) { return nonzero_tuple(c); }, "condition"_a);
   tensor_class().def("where", [](const Tensor& self, const Tensor& c, const Tensor& b) { return where(c, self, b); }, "condition"_a, "other"_a);
   tensor_class().def("where", [](const Tensor& self, const Tensor& c, const Scalar& b) { return where(c, self, b); }, "condition"_a, "other"_a);
   auto nonzero_fn = [](const Tensor& t, bool as_tuple) -> nb::object {
-    Tensor coords = nonzero(t);
-    if (!as_tuple) return wrap(coords);
-    if (t.dim() == 0) return nb::make_tuple(wrap(zeros({coords.size(0)}, ScalarType::Int64)));
-    return nb::tuple(nb::cast(unbind(transpose(coords, 0, 1), 0)));
+    return as_tuple ? nonzero_tuple(t) : wrap(nonzero(t));
   };
   m.def("nonzero", nonzero_fn, "input"_a, nb::kw_only(), "as_tuple"_a = false);
   tensor_class().def("nonzero", nonzero_fn, nb::kw_only(), "as_tuple"_a = false);

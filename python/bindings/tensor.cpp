@@ -12,7 +12,7 @@ namespace tp::python {
 namespace {
 
 nb::class_<PyTensor>* g_tensor_class = nullptr;
-nb::object g_size_type;  // tensorplay.Size, a tuple subclass (python/tensorplay/_size.py)
+nb::object& g_size_type = persistent();  // tensorplay.Size, a tuple subclass (python/tensorplay/_size.py)
 
 nb::object as_size(IntArrayRef sizes) {
   nb::list items;
@@ -50,19 +50,38 @@ Tensor to_method(const Tensor& self, nb::args args, nb::kwargs kwargs) {
 nb::class_<PyTensor>& tensor_class() { return *g_tensor_class; }
 
 Shape sizes_arg(const nb::args& args, const char* op) {
-  if (args.size() == 1 && !PyLong_Check(args[0].ptr()) && !is_tensor(args[0]))
-    return nb::cast<Shape>(args[0]);
   Shape sizes;
+  if (args.size() == 1 && !PyLong_Check(args[0].ptr()) && !is_tensor(args[0])) {
+    TP_CHECK_TYPE(nb::try_cast(args[0], sizes), "[", op, "] expected a sequence of integers or ints, got ",
+                  nb::type_name(args[0].type()).c_str());
+    return sizes;
+  }
   for (nb::handle h : args) {
-    TP_CHECK_TYPE(PyIndex_Check(h.ptr()), "[", op, "] expected a sequence of integers or ints, got ",
+    int64_t size;
+    TP_CHECK_TYPE(index_value(h, size), "[", op, "] expected a sequence of integers or ints, got ",
                   nb::type_name(h.type()).c_str());
-    sizes.push_back(nb::cast<int64_t>(h));
+    sizes.push_back(size);
   }
   return sizes;
 }
 
+bool index_value(nb::handle h, int64_t& out) {
+  if (is_tensor(h)) {
+    const Tensor& t = unwrap(h);
+    if (t.dim() != 0 || is_floating_point(t.dtype()) || t.dtype() == ScalarType::Bool) return false;
+    out = t.item().to_int();
+    return true;
+  }
+  if (PyBool_Check(h.ptr()) || !PyIndex_Check(h.ptr())) return false;
+  long long v = PyLong_AsLongLong(h.ptr());
+  if (v == -1 && PyErr_Occurred()) return PyErr_Clear(), false;
+  out = v;
+  return true;
+}
+
 void init_tensor(nb::module_& m) {
-  static nb::class_<PyTensor> cls(m, "Tensor", nb::dynamic_attr(), nb::is_weak_referenceable());
+  // Leaked, see Note [Python objects in globals].
+  static auto& cls = *new nb::class_<PyTensor>(m, "Tensor", nb::dynamic_attr(), nb::is_weak_referenceable());
   g_tensor_class = &cls;
   set_tensor_type(reinterpret_cast<PyTypeObject*>(cls.ptr()));
 

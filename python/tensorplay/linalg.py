@@ -17,13 +17,24 @@ def _dims(dim):
     return [dim] if isinstance(dim, numbers.Integral) else list(dim)
 
 
+def _number(op, name, value):
+    """float(value); for anything that is not a number, a TypeError that names the op, as PyTorch's
+    argument parser raises."""
+    if not isinstance(value, str):
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            pass
+    raise TypeError(f"[{op}] argument '{name}' must be a number, not {type(value).__name__}")
+
+
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
-    return _C._linalg.vector_norm(x, float(ord), _dims(dim), keepdim, dtype)
+    return _C._linalg.vector_norm(x, _number("linalg.vector_norm", "ord", ord), _dims(dim), keepdim, dtype)
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if not isinstance(ord, str):
-        ord = float(ord)
+        ord = _number("linalg.matrix_norm", "ord", ord)
     return _C._linalg.matrix_norm(A, ord, list(dim), keepdim, dtype)
 
 

@@ -13,6 +13,10 @@ in both libraries; the only outcomes allowed are
   - torch raises one of the documented kinds (test_ops.EXCEPTIONS): tensorplay raises the same
     kind with a message that names the op (test_errors.names_op);
   - "cuda" without a CUDA build: making the inputs raises a RuntimeError that names CUDA.
+Where PyTorch's answer is an accident rather than a contract (a kernel that rounds differently for
+strided inputs, a check skipped for empty ones, an error of the wrong kind raised while formatting
+another), tensorplay's documented answer is accepted: see "accepted differences" below, each rule
+as narrow as the accident.
 A crash or a hang of tensorplay fails the op at the example it was running: the examples run in
 worker processes, and the parent kills a worker that is silent for --timeout seconds.
 
@@ -25,6 +29,7 @@ import json
 import math
 import os
 import pathlib
+import re
 import select
 import subprocess
 import sys
@@ -38,7 +43,8 @@ sys.path.insert(0, str(HERE.parents[1] / "python"))
 
 import numpy as np  # noqa: E402
 
-from op_table import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, NUMPY_DTYPES, SPECIAL, TABLE, DType, Maker, Op, View  # noqa: E402
+from op_table import (ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, NUMPY_DTYPES, SPECIAL, TABLE, TOLERANCES,  # noqa: E402
+                      DType, Maker, Op, View)
 
 CASE_TIMEOUT_S = 60       # a worker silent this long is hung
 STARTUP_TIMEOUT_S = 300   # importing torch and tensorplay on a loaded machine
@@ -74,7 +80,7 @@ def fault_ops():
     bool_only = dict(dtypes=("bool",))
     return [
         unary("fault.wrong_values", lambda x: x.abs()),
-        unary("fault.wrong_dtype", lambda x: x.neg().double() if x.dtype != x.double().dtype else x.neg().float()),
+        unary("fault.wrong_dtype", lambda x: x.neg().double()),
         Op("neg", fault_ops_bool_samples, label="fault.wrong_kind", method=False, **bool_only,
            fn=lambda m, x: wrong_kind(x) if m.__name__ == "tensorplay" else x.neg()),
         Op("neg", fault_ops_bool_samples, label="fault.unnamed", method=False, **bool_only,
@@ -108,7 +114,8 @@ OPERATOR_NAMES = {
     "invert": ["bitwise_not", "~"], "matmul": ["matmul", "@", "mm", "bmm", "dot", "mv"],
 }
 
-# Composites whose errors come from the op they are built on, as test_errors.py allows.
+# Composites whose errors come from the op they are built on, as test_errors.py allows, and
+# PyTorch's aliases (by name or by the table's label).
 COMPOSITE_NAMES = {
     "matmul": ["mm", "bmm", "dot", "mv"],
     "reshape": ["view"],
@@ -116,6 +123,10 @@ COMPOSITE_NAMES = {
     "expand_as": ["expand"],
     "T": ["t", "permute", "transpose"],
     "clip": ["clamp"],
+    "split": ["split_with_sizes"],  # split(x, [sizes]) is split_with_sizes, in PyTorch too
+    "square": ["pow"],              # square is pow(x, 2), in PyTorch too
+    "max.other": ["maximum"],       # max(a, b) is maximum
+    "min.other": ["minimum"],
 }
 
 
@@ -126,25 +137,12 @@ def op_names(op):
         if base not in OPERATOR_NAMES and base[0] in "ri":  # __radd__, __iadd__
             base = base[1:]
         return OPERATOR_NAMES[base]
-    names = [name, name.split(".")[-1]] + COMPOSITE_NAMES.get(name, [])
+    names = [name, name.split(".")[-1]] + COMPOSITE_NAMES.get(name, []) + COMPOSITE_NAMES.get(op.label, [])
     return list(dict.fromkeys(names))
 
 
 # ---------------------------------------------------------------------------------------------
 # Inputs. A tensor argument is a base array and a view of it; the view is applied in each library.
-
-@dataclass
-class Layout:
-    """A view of `base` that both libraries spell the same way; `text` shows it in reports."""
-    base: np.ndarray
-    apply: object       # apply(tensor) -> the view
-    text: str
-
-    def shape(self):
-        return self.apply(np.empty(self.base.shape, np.int8)).shape if self.numpy_ok else None
-
-    numpy_ok = False
-
 
 @dataclass
 class Arg:
@@ -155,12 +153,17 @@ class Arg:
     shape: tuple = ()
 
     def describe(self, values=False):
-        d = f"{self.base.dtype.name if self.base.dtype != NUMPY_DTYPES['bfloat16'] else 'bfloat16'}{list(self.shape)}"
+        d = f"{dtype_name(self.base)}{list(self.shape)}"
         if self.view_text:
             d += f" as {self.view_text} of base{list(self.base.shape)}"
         if values:
-            d += f" base values {np.array2string(self.base.astype(np.float64) if self.base.dtype == NUMPY_DTYPES['bfloat16'] else self.base, threshold=200, separator=',').replace(chr(10), '')}"
+            base = self.base.astype(np.float64) if dtype_name(self.base) == "bfloat16" else self.base
+            d += " base values " + np.array2string(base, threshold=200, separator=",").replace("\n", "")
         return d
+
+
+def dtype_name(array):
+    return "bfloat16" if array.dtype == NUMPY_DTYPES["bfloat16"] else array.dtype.name
 
 
 def describe_value(v, values=False):
@@ -187,6 +190,7 @@ class Example:
     args: list
     kwargs: dict
     notes: list = field(default_factory=list)
+    wrong: object = None      # the argument of a wrong type put in, if any
 
     def describe(self, values=False):
         parts = [describe_value(a, values) for a in self.args]
@@ -199,20 +203,17 @@ class Example:
 # ---------------------------------------------------------------------------------------------
 # Generation: hypothesis draws every choice, so runs are reproducible and examples small.
 
-def strategies():
-    from hypothesis import strategies as st
-    return st
-
-
 class Drawer:
     """Draws through hypothesis's `data` object; `chance(p)` is a biased coin."""
 
     def __init__(self, data):
+        from hypothesis import strategies as st
         self.data = data
-        self.st = strategies()
+        self.st = st
 
     def chance(self, percent):
-        return self.data.draw(self.st.integers(0, 99)) < percent
+        # hypothesis starts from (and shrinks towards) 0: there, nothing happens
+        return self.data.draw(self.st.integers(0, 99)) >= 100 - percent
 
     def choice(self, options):
         return self.data.draw(self.st.sampled_from(list(options)))
@@ -247,11 +248,12 @@ def regenerate(d, mk, shape, dtype, like):
     values = mk(shape, dtype=dtype)
     if dtype in FLOAT_DTYPES and d.chance(10):
         specials = SPECIAL + [1e4, -1e30, 7.0e4]  # 7e4 overflows float16
-        values = np.array(mk.rng.choice(specials, shape)).astype(NUMPY_DTYPES[dtype])
+        with np.errstate(over="ignore"):
+            values = np.array(mk.rng.choice(specials, shape)).astype(NUMPY_DTYPES[dtype])
     return values
 
 
-def mutate_shape(d, shape, rank_hint):
+def mutate_shape(d, shape):
     """The template's shape (most often), a broadcastable variant, an off-by-one or a random shape."""
     roll = d.integer(0, 99)
     if roll < 65:
@@ -303,13 +305,9 @@ def make_layout(d, mk, values, dtype):
         start = d.integer(0, step - 1)
         base_shape = list(shape)
         base_shape[dim] = start + shape[dim] * step
-        base = regenerate(d, mk, tuple(base_shape), dtype, values) if values.size == 0 else \
-            np.zeros(base_shape, values.dtype)
+        base = mk(tuple(base_shape), dtype=dtype).astype(values.dtype)  # filler between the elements read
         index = (slice(None),) * dim + (slice(start, start + shape[dim] * step, step),)
-        if values.size:
-            base = mk(tuple(base_shape), dtype=dtype) if dtype != "bool" else mk.mask(tuple(base_shape))
-            base = base.astype(values.dtype)
-            base[index] = values
+        base[index] = values
         return Arg(base, lambda t, i=index: t[i], f"t[{', '.join(fmt_slice(s) for s in index)}]", shape)
     if kind == "offset":
         pad = d.integer(1, 3)
@@ -333,32 +331,36 @@ def fmt_slice(s):
     return f"{s.start}:{s.stop}:{s.step}"
 
 
-def mutate_array(d, mk, value, example):
+def mutate_array(d, mk, value):
     """A template array (or table View): new shape, dtype, values and layout, each now and then."""
     is_view = isinstance(value, View)
     array = template_values(value)
-    dtype = "bfloat16" if array.dtype == NUMPY_DTYPES["bfloat16"] else array.dtype.name
-    shape = mutate_shape(d, array.shape, len(array.shape))
+    template_shape = array.shape
+    dtype = dtype_name(array)
+    shape = mutate_shape(d, array.shape)
     new_dtype = d.choice(ALL_DTYPES) if d.chance(15) else dtype
     if shape != array.shape or new_dtype != dtype:
         array = regenerate(d, mk, shape, new_dtype, array)
     elif new_dtype in FLOAT_DTYPES and d.chance(8):
         array = regenerate(d, mk, shape, new_dtype, array)
-    if is_view and shape == tuple(template_values(value).shape) and d.chance(50):
+    if is_view and shape == template_shape and new_dtype == dtype and d.chance(50):
         return Arg(value.base, value.view, "the table's view", shape)
     return make_layout(d, mk, np.asarray(array), new_dtype)
 
 
 SCALAR_INTS = list(range(-6, 7)) + [2 ** 31, 2 ** 62, -2 ** 63]
 SCALAR_FLOATS = [0.0, -0.0, 0.5, -1.5, 2.0, 3.5, 1e30, math.inf, -math.inf, math.nan]
-WRONG_TYPES = [None, "a", [1, 2], 1.5, (1,), 2, [[1.0]], {"x": 1}]
+# Arguments of a wrong type, among them tensors where a number or a dim is expected (a 0-dim int
+# tensor is an int to PyTorch) and a number where a tensor is.
+WRONG_TYPES = [None, "a", [1, 2], 1.5, (1,), 2, [[1.0]], {"x": 1},
+               Arg(np.array(1, np.int64)), Arg(np.array([1.0, 2.0], np.float32), shape=(2,))]
 
 
-def mutate_value(d, mk, value, example):
+def mutate_value(d, mk, value):
     if isinstance(value, (np.ndarray, View)):
-        return mutate_array(d, mk, value, example)
+        return mutate_array(d, mk, value)
     if isinstance(value, list):
-        items = [mutate_value(d, mk, v, example) for v in value]
+        items = [mutate_value(d, mk, v) for v in value]
         if items and d.chance(5):
             items = items[:-1] if d.chance(50) else items + [items[0]]
         return items
@@ -368,7 +370,7 @@ def mutate_value(d, mk, value, example):
         return (not value) if d.chance(10) else value
     if isinstance(value, int):
         if d.chance(15):
-            return d.choice(SCALAR_INTS[:13]) if d.chance(90) else d.choice(SCALAR_INTS)
+            return d.choice(SCALAR_INTS) if d.chance(10) else d.choice(SCALAR_INTS[:13])
         return value
     if isinstance(value, float):
         return d.choice(SCALAR_FLOATS) if d.chance(15) else value
@@ -376,7 +378,7 @@ def mutate_value(d, mk, value, example):
         items = list(value)
         if d.chance(15) and items:
             i = d.integer(0, len(items) - 1)
-            items[i] = mutate_value(d, mk, items[i], example) if not isinstance(items[i], int) else d.integer(-6, 6)
+            items[i] = mutate_value(d, mk, items[i]) if not isinstance(items[i], int) else d.integer(-6, 6)
         if d.chance(5):
             items = items[:-1] if items and d.chance(50) else items + [d.integer(-3, 3)]
         return tuple(items)
@@ -393,28 +395,28 @@ def draw_example(data, op, forms):
     """One example for `op`: a form, a device, a dtype, a table sample, and mutations of it."""
     d = Drawer(data)
     form = d.choice(forms)
-    dtype = d.choice(op.dtypes) if d.chance(85) else d.choice(ALL_DTYPES)
+    dtype = d.choice(ALL_DTYPES) if d.chance(15) else d.choice(op.dtypes)
     seed = d.integer(0, 2 ** 32 - 1)
     mk = Maker(dtype, seed, op.domain, op.other_domain, op.nonzero_other, op.integers)
     samples = op.samples(mk)
     sample = d.choice(samples)
     example = Example(op, form, "cpu", dtype, sample.label, [], {})
     kwargs = {**op.kwargs, **sample.kwargs}
-    example.args = [mutate_value(d, mk, a, example) for a in sample.args]
-    example.kwargs = {k: mutate_value(d, mk, v, example) for k, v in kwargs.items()}
+    example.args = [mutate_value(d, mk, a) for a in sample.args]
+    example.kwargs = {k: mutate_value(d, mk, v) for k, v in kwargs.items()}
     if d.chance(8):  # an argument of a wrong type
         slots = [("arg", i) for i in range(len(example.args))] + [("kwarg", k) for k in example.kwargs]
         if slots:
             where, key = d.choice(slots)
-            wrong = d.choice(WRONG_TYPES)
+            wrong = example.wrong = d.choice(WRONG_TYPES)
             if where == "arg":
                 example.args[key] = wrong
             else:
                 example.kwargs[key] = wrong
             example.notes.append(f"wrong type at {where} {key}")
-    if d.chance(2):
+    if op.fn is None and d.chance(2):  # (a table's fn is a lambda of fixed arguments)
         example.kwargs["bogus_keyword"] = 1
-    if d.chance(4) and has_tensor(example.args) or has_tensor(list(example.kwargs.values())) and d.chance(4):
+    if has_tensor(example.args + list(example.kwargs.values())) and d.chance(4):
         example.device = "cuda"
     return example
 
@@ -478,7 +480,7 @@ def check(example):
     import tensorplay as tp
     import torch
     from test_errors import names_op
-    from test_ops import Mismatch, assert_same, describe, exception_kind, require, run
+    from test_ops import Mismatch, assert_same, exception_kind, require, run
 
     form, op = example.form, example.op
     with warnings.catch_warnings():
@@ -505,20 +507,25 @@ def check(example):
             kind = error_kind(torch_error)
             torch_says = f"torch raised {type(torch_error).__name__}: {first_line(torch_error)}"
             if error is None:
-                return "returned where torch raised", f"{torch_says}\ntensorplay returned {describe(actual)}"
-            if error_kind(error) is not kind:
+                return "returned where torch raised", f"{torch_says}\ntensorplay returned {describe_short(actual)}"
+            if error_kind(error) is not kind and not torch_quirk(op, torch_error, error) \
+                    and not torch_method_reads_tensor_as_size(example, error):
                 return (f"{type(error).__name__} where torch raised {type(torch_error).__name__}",
                         f"{torch_says}\ntensorplay raised {type(error).__name__}: {first_line(error)}")
             names = op_names(op)
+            if str(error) == str(torch_error):
+                return None  # Python's own error, before either library ran: `(1,) * 1.5`, a bad keyword
             if exception_kind(torch_error) is not None and not any(names_op(str(error), n) for n in names):
                 return "message does not name the op", \
                     f"tensorplay raised {type(error).__name__}: {first_line(error)}\n(names accepted: {names})"
             return None
         if error is not None:
+            if lax_on_empty(example, expected, error) or torch_method_reads_tensor_as_size(example, error):
+                return None
             return (f"raised {type(error).__name__} where torch returned",
                     f"torch returned {describe_short(expected)}\ntensorplay raised {type(error).__name__}: "
                     f"{first_line(error)}")
-        if form.returns_self:
+        if form.returns_self and isinstance(example.args[0], Arg):
             require(expected is torch_args[0], "bad case: torch's in-place op did not return its input")
             require(actual is tp_args[0], "the in-place op returned a new object, not its input")
         actual = to_cpu(actual)
@@ -526,11 +533,80 @@ def check(example):
             require(numel(actual) == numel(expected), f"{numel(actual)} elements, torch {numel(expected)}")
             require(tuple(getattr(actual, "shape", ())) == tuple(getattr(expected, "shape", ())), "shapes differ")
             return None
-        assert_same(actual, expected, op.tol)
+        assert_same(actual, expected, tolerances(example))
     except Mismatch as e:
         message = str(e)
         return category(message), message
     return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Accepted differences: where PyTorch's behaviour is an accident, not a contract, tensorplay's
+# documented answer is accepted instead. Each rule is as narrow as the accident.
+
+def lax_on_empty(example, expected, error):
+    """PyTorch skips its dtype checks where there is nothing to compute: bmm, baddbmm and addbmm
+    of an empty batch and cdist of an empty set in mixed dtypes return. tensorplay checks dtypes
+    whatever the sizes; its RuntimeError about the dtype is accepted there."""
+    empty = numel(expected) == 0 or any(math.prod(a.shape) == 0 for a in tensor_args(example))
+    return empty and isinstance(error, RuntimeError) and re.search(r"dtype|not implemented for", str(error))
+
+
+# The unit roundoff of the 16-bit floats.
+EPSILON = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7}
+
+
+def tolerances(example):
+    """op_table's tolerances, and for 16-bit results an absolute one of a unit in the last place at
+    the inputs' magnitude. Two valid ways to round a 16-bit computation (PyTorch's own CPU kernels
+    differ between contiguous and strided inputs: a - 1.5 * b rounds 1.5 * b to float16 first in
+    one and not in the other) differ by that much, which is far beyond the result's relative
+    tolerance where the result nearly cancels."""
+    values = [np.abs(a.base.astype(np.float64)) for a in tensor_args(example) if a.base.size]
+    values = [v[np.isfinite(v)] for v in values]
+    scale = max([float(v.max()) for v in values if v.size] + [1.0])
+    tol = dict(example.op.tol)
+    for name, eps in EPSILON.items():
+        rtol, atol = tol.get(name, TOLERANCES[name])
+        tol[name] = (rtol, max(atol, eps * scale))
+    return tol
+
+
+def torch_quirk(op, torch_error, error):
+    """Errors of another kind than PyTorch's, where PyTorch's kind comes from a bug of its own."""
+    # torch.norm(x) and torch.split(x) are Python that reads x.layout or calls x.split: an
+    # AttributeError when x is not a tensor, where the documented kind is TypeError.
+    if isinstance(torch_error, AttributeError) and type(error) is TypeError:
+        return True
+    # addmv with a 0-dim input and mismatched shapes: PyTorch fails with an IndexError while
+    # formatting its size-mismatch message (it calls input.size(0)); tensorplay raises the
+    # RuntimeError that the message was meant to be.
+    if (op.name == "addmv" and isinstance(torch_error, IndexError) and "no dimensions" in str(torch_error)
+            and type(error) is RuntimeError and "addmv" in str(error)):
+        return True
+    # scatter with a src of fewer dims than index: PyTorch reads src.size(d) past src's dims (an
+    # IndexError) before its own check that they match, the RuntimeError tensorplay raises.
+    return (op.name in ("scatter", "scatter_add") and isinstance(torch_error, IndexError)
+            and type(error) is RuntimeError and "same number of dimensions as src" in str(error))
+
+
+def torch_method_reads_tensor_as_size(example, error):
+    """PyTorch's Tensor methods (x.broadcast_to(t), x.permute(t)) read a one-element integer tensor
+    as a list of one size, where its functions refuse it with a TypeError; tensorplay refuses it
+    in both. Accepted: tensorplay's TypeError that names the op, for such a tensor put in."""
+    wrong = example.wrong
+    return (isinstance(wrong, Arg) and wrong.base.size == 1 and wrong.base.dtype.kind in "iu"
+            and example.form.label.startswith("Tensor.") and type(error) is TypeError)
+
+
+def tensor_args(example):
+    def walk(v):
+        if isinstance(v, Arg):
+            yield v
+        elif isinstance(v, (list, tuple)):
+            for x in v:
+                yield from walk(x)
+    return list(walk(example.args)) + list(walk(list(example.kwargs.values())))
 
 
 def first_line(e):
@@ -540,7 +616,10 @@ def first_line(e):
 
 def describe_short(result):
     from test_ops import describe
-    return describe(result)[:400]
+    try:
+        return describe(result)[:400]
+    except Exception as e:  # a result too broken to print (a negative size) is a failure all the same
+        return f"{type(result).__name__} that cannot be printed ({type(e).__name__}: {e})"
 
 
 def category(message):
@@ -560,24 +639,33 @@ def emit(*parts):
     sys.stdout.flush()
 
 
-def fuzz_op(index, examples):
-    """Runs `examples` hypothesis examples of OPS[index]; emits each case and each distinct failure."""
+def for_examples(index, examples, on_example):
+    """Draws `examples` hypothesis examples for OPS[index] (the same ones on every run: a fixed seed
+    per op) and calls on_example(example) on each."""
     from hypothesis import HealthCheck, Phase, given, seed, settings
     from hypothesis import strategies as st
     from test_ops import call_forms
 
     op = OPS[index]
     forms = call_forms(op)
-    failures = {}
-    count = 0
 
     @seed(zlib.crc32(op.label.encode()))
     @settings(max_examples=examples, derandomize=True, database=None, deadline=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck), print_blob=False)
     @given(st.data())
-    def fuzz(data):
+    def run(data):
+        on_example(draw_example(data, op, forms))
+
+    run()
+
+
+def fuzz_op(index, examples):
+    """Runs `examples` examples of OPS[index]; emits each case and each distinct failure."""
+    failures = {}
+    count = 0
+
+    def fuzz(example):
         nonlocal count
-        example = draw_example(data, op, forms)
         count += 1
         emit("case", str(count), example.describe().replace("\n", " "))
         try:
@@ -592,7 +680,7 @@ def fuzz_op(index, examples):
                 failures[key] = {"key": key, "count": 0, "example": example.describe(values=True), "message": message}
             failures[key]["count"] += 1
 
-    fuzz()
+    for_examples(index, examples, fuzz)
     for failure in failures.values():
         emit("fail", json.dumps(failure))
     emit("done", str(count))
@@ -623,6 +711,7 @@ def worker(examples):
 class Result:
     counts: dict = field(default_factory=dict)     # op index -> cases tried
     failures: dict = field(default_factory=dict)   # op index -> [failure dicts]
+    exit_failures: list = field(default_factory=list)  # workers that crashed at interpreter shutdown
     seconds: float = 0.0
 
     @property
@@ -718,19 +807,28 @@ def run_session(indices, examples, jobs=2, timeout=CASE_TIMEOUT_S, progress=None
                     "message": f"tensorplay {what}\n{w.stderr_tail()}"})
                 if progress:
                     progress(w.op, result)
-                replacement = Worker(examples)
-                workers[workers.index(w)] = replacement
-    for w in workers:
+                if queue:
+                    workers[workers.index(w)] = Worker(examples)
+                else:
+                    workers.remove(w)
+    for w in workers:  # each must exit cleanly: no crash at interpreter shutdown
         w.proc.stdin.close()
-        w.proc.wait()
+        try:
+            code = w.proc.wait(timeout=STARTUP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            w.kill()
+            code = "a hang"
         w.proc.stdout.close()
+        if code != 0:
+            result.exit_failures.append(f"a worker's interpreter ended with {describe_exit(code)} at exit:\n"
+                                        f"{w.stderr_tail()}")
     result.seconds = time.monotonic() - start
     return result
 
 
 def describe_exit(code):
     import signal
-    if code is not None and code < 0:
+    if isinstance(code, int) and code < 0:
         return signal.Signals(-code).name
     return f"exit status {code}"
 
@@ -758,7 +856,6 @@ def main():
     indices = TABLE_INDICES if not args.op else [LABELS.index(label) for label in args.op]
 
     def progress(index, result):
-        done = sum(1 for i in indices if i in result.counts) - (len(result.counts) - len(indices))
         print(f"  {LABELS[index]}: {result.counts[index]} cases"
               + (f", {len(result.failures[index])} failure(s)" if result.failures[index] else ""), flush=True)
 
@@ -766,9 +863,11 @@ def main():
     failed = [i for i in indices if result.failures.get(i)]
     for i in failed:
         print(format_failures(i, result.failures[i]))
+    for failure in result.exit_failures:
+        print(failure)
     print(f"fuzz_ops: {result.cases} cases over {len(indices)} ops ({args.examples} examples per op) in "
           f"{result.seconds:.0f} s: {len(failed)} op(s) failed")
-    return 1 if failed else 0
+    return 1 if failed or result.exit_failures else 0
 
 
 if __name__ == "__main__":
