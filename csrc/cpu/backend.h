@@ -25,7 +25,8 @@ class CpuBackend final : public Backend {
   void scan(ScanOp op, const Tensor& out, const Tensor& in, int64_t dim) override;
   void softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log) override;
 
-  void gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) override;
+  void gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha,
+            const Tensor& bias) override;
 
   void gather(const Tensor& out, const Tensor& src, int64_t dim, const Tensor& index) override;
   void scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,

@@ -107,6 +107,9 @@ void with_binary_fn(BinaryOp op, const Scalar& alpha, Apply apply, ApplyBool app
     case BinaryOp::BitwiseXor:
       if constexpr (!floating) return apply([](M a, M b) { return M(a ^ b); });
       break;
+    case BinaryOp::ThresholdBackward:
+      if constexpr (numeric) return apply([t = alpha.to<M>()](M g, M x) { return x <= t ? M(0) : g; });
+      break;
     case BinaryOp::Eq: return apply_bool([](M a, M b) { return a == b; });
     case BinaryOp::Ne: return apply_bool([](M a, M b) { return a != b; });
     case BinaryOp::Lt: return apply_bool([](M a, M b) { return a < b; });
@@ -147,10 +150,17 @@ void CpuBackend::ternary(TernaryOp op, const Tensor& out, const Tensor& first, c
     using T = decltype(t);
     using M = opmath_t<T>;
     auto loop = strided_loop(out, first, a, b);
-    auto run = [&](auto f) {
-      loop.run([f](auto p, auto s, int64_t n) {
-        for (int64_t i = 0; i < n; ++i)
-          *reinterpret_cast<T*>(p[0] + i * s[0]) = f(p[1] + i * s[1], at<T>(p[2], i, s[2]), at<T>(p[3], i, s[3]));
+    auto run = [&, first_size = first.itemsize()](auto f) {
+      loop.run([f, first_size](auto p, auto s, int64_t n) {
+        if (s[0] == sizeof(T) && s[1] == first_size && s[2] == sizeof(T) && s[3] == sizeof(T)) {  // dense rows
+          auto* o = reinterpret_cast<T*>(p[0]);
+          auto* x = reinterpret_cast<const T*>(p[2]);
+          auto* y = reinterpret_cast<const T*>(p[3]);
+          for (int64_t i = 0; i < n; ++i) o[i] = f(p[1] + i * first_size, x[i], y[i]);
+        } else {
+          for (int64_t i = 0; i < n; ++i)
+            *reinterpret_cast<T*>(p[0] + i * s[0]) = f(p[1] + i * s[1], at<T>(p[2], i, s[2]), at<T>(p[3], i, s[3]));
+        }
       });
     };
     switch (op) {

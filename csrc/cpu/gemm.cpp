@@ -33,8 +33,14 @@ Tensor plain(const Tensor& t) {
   return t.stride(1) == 1 || t.stride(2) == 1 ? t : t.contiguous();
 }
 
-bool onednn_gemm(const Tensor& out, const Tensor& a, const Tensor& b, float beta, float alpha) {
-  onednn::Key key{static_cast<int64_t>(a.dtype()), std::bit_cast<int32_t>(alpha), std::bit_cast<int32_t>(beta)};
+// The bias row as oneDNN's matmul takes it: [1, 1, cols].
+dnnl::memory::desc bias_desc(const Tensor& bias) {
+  return dnnl::memory::desc({1, 1, bias.numel()}, onednn::data_type(bias.dtype()), {bias.numel(), bias.numel(), 1});
+}
+
+bool onednn_gemm(const Tensor& out, const Tensor& a, const Tensor& b, float beta, float alpha, const Tensor& bias) {
+  onednn::Key key{static_cast<int64_t>(a.dtype()), std::bit_cast<int32_t>(alpha), std::bit_cast<int32_t>(beta),
+                  bias.defined() ? static_cast<int64_t>(bias.dtype()) : -1};
   for (const Tensor* t : {&out, &a, &b}) {
     key.insert(key.end(), t->sizes().begin(), t->sizes().end());
     key.insert(key.end(), t->strides().begin(), t->strides().end());
@@ -47,14 +53,17 @@ bool onednn_gemm(const Tensor& out, const Tensor& a, const Tensor& b, float beta
       ops.append_sum(beta);
       attr.set_post_ops(ops);
     }
-    dnnl::matmul::desc desc(memory_desc(a), memory_desc(b), memory_desc(out));
+    auto desc = bias.defined() ? dnnl::matmul::desc(memory_desc(a), memory_desc(b), bias_desc(bias), memory_desc(out))
+                               : dnnl::matmul::desc(memory_desc(a), memory_desc(b), memory_desc(out));
     return dnnl::matmul(dnnl::matmul::primitive_desc(desc, attr, onednn::engine()));
   });
   if (!prim) return false;
   auto& engine = onednn::engine();
-  onednn::execute(*prim, {{DNNL_ARG_SRC, dnnl::memory(memory_desc(a), engine, a.data_ptr())},
-                          {DNNL_ARG_WEIGHTS, dnnl::memory(memory_desc(b), engine, b.data_ptr())},
-                          {DNNL_ARG_DST, dnnl::memory(memory_desc(out), engine, out.data_ptr())}});
+  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, dnnl::memory(memory_desc(a), engine, a.data_ptr())},
+                                             {DNNL_ARG_WEIGHTS, dnnl::memory(memory_desc(b), engine, b.data_ptr())},
+                                             {DNNL_ARG_DST, dnnl::memory(memory_desc(out), engine, out.data_ptr())}};
+  if (bias.defined()) args.emplace(DNNL_ARG_BIAS, dnnl::memory(bias_desc(bias), engine, bias.data_ptr()));
+  onednn::execute(*prim, args);
   return true;
 }
 
@@ -86,28 +95,33 @@ void loop_gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar
 
 }  // namespace
 
-void CpuBackend::gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) {
+void CpuBackend::gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha,
+                      const Tensor& bias) {
   if (out.numel() == 0) return;
-  if (a.size(2) == 0) {  // an empty sum: out = beta * out
-    if (beta.to_double() == 0) fill(out, 0);
-    else binary_scalar(BinaryOp::Mul, out, out, beta);
-    return;
-  }
   const ScalarType dtype = out.dtype();
-  if (onednn::data_type(dtype) != dnnl::memory::data_type::undef) {
-    Tensor pa = plain(a), pb = plain(b);
-    if (onednn_gemm(out, pa, pb, static_cast<float>(beta.to_double()), static_cast<float>(alpha.to_double()))) return;
+  const bool onednn_dtype = onednn::data_type(dtype) != dnnl::memory::data_type::undef;
+  if (a.size(2) > 0 && onednn_dtype) {
+    const float be = static_cast<float>(beta.to_double()), al = static_cast<float>(alpha.to_double());
+    if (onednn_gemm(out, plain(a), plain(b), be, al, bias)) return;
     // This CPU's oneDNN lacks the dtype: compute in float32 and round once.
     Tensor out32 = out.to(ScalarType::Float32);
-    bool ok = onednn_gemm(out32, plain(a.to(ScalarType::Float32)), plain(b.to(ScalarType::Float32)),
-                          static_cast<float>(beta.to_double()), static_cast<float>(alpha.to_double()));
+    bool ok = onednn_gemm(out32, plain(a.to(ScalarType::Float32)), plain(b.to(ScalarType::Float32)), be, al,
+                          bias.defined() ? bias.to(ScalarType::Float32) : bias);
     TP_CHECK(ok, "[matmul] oneDNN could not create a float32 matmul");
     copy(out, out32);
     return;
   }
+  // The loops below add the product to out: the bias goes there first.
+  if (bias.defined()) copy(out, expand(bias, out.sizes()));
+  const Scalar addend_scale = bias.defined() ? Scalar(1) : beta;
+  if (a.size(2) == 0) {  // an empty sum: out = beta * out
+    if (addend_scale.to_double() == 0) fill(out, 0);
+    else binary_scalar(BinaryOp::Mul, out, out, addend_scale);
+    return;
+  }
   visit_dtype<DTypes::Numeric>("matmul", dtype, [&](auto t) {
     using T = decltype(t);
-    if constexpr (std::is_same_v<T, double> || std::is_integral_v<T>) loop_gemm<T>(out, a, b, beta, alpha);
+    if constexpr (std::is_same_v<T, double> || std::is_integral_v<T>) loop_gemm<T>(out, a, b, addend_scale, alpha);
     else fail_unsupported_dtype("matmul", dtype);
   });
 }

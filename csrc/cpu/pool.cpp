@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
+#include <vector>
 
 #include "cpu/backend.h"
 #include "cpu/loop.h"
@@ -34,42 +36,140 @@ struct AvgWindow {
   }
 };
 
+// One kernel position over windows [first, last) of an output row: window q reads x[offset + q *
+// step] and takes it when it is larger or NaN. Without branches (the data decide, so a branch
+// would mispredict half the time), with kStep a constant where it is known (0: use step), and
+// with the positions in I, int32 where the plane allows: float values and int32 positions have
+// the same lanes, and the compiler vectorises the loop.
+template <int64_t kStep, class M, class I>
+void max_row(const M* __restrict x, I offset, int64_t step, int64_t first, int64_t last, M* __restrict best,
+             I* __restrict best_at) {
+  if constexpr (kStep != 0) step = kStep;
+  for (int64_t q = first; q < last; ++q) {
+    const I at = static_cast<I>(offset + q * step);
+    const M v = x[at];
+    const bool take = (v > best[q]) | (v != v);
+    best[q] = take ? v : best[q];
+    best_at[q] = take ? at : best_at[q];
+  }
+}
+
+// The 2x2 pool with stride 2 (VGG's, LeNet's), whose windows are all inside the input: each output
+// row reads two input rows in one pass, the four candidates in row-major order.
+template <class I, class M>
+void max_pool_2x2_row(const M* __restrict top, const M* __restrict bottom, I row, I width, int64_t n,
+                      M* __restrict best, I* __restrict best_at) {
+  for (int64_t q = 0; q < n; ++q) {
+    M b = top[2 * q];
+    I at = static_cast<I>(row + 2 * q);
+    auto consider = [&](M v, I i) {
+      const bool take = (v > b) | (v != v);
+      b = take ? v : b;
+      at = take ? i : at;
+    };
+    consider(top[2 * q + 1], static_cast<I>(row + 2 * q + 1));
+    consider(bottom[2 * q], static_cast<I>(row + width + 2 * q));
+    consider(bottom[2 * q + 1], static_cast<I>(row + width + 2 * q + 1));
+    best[q] = b;
+    best_at[q] = at;
+  }
+}
+
+// The windows of output row p, one kernel position at a time (see CpuBackend::max_pool2d).
+template <class I, class M>
+void max_pool_row(const M* x, int64_t p, const Planes& d, const Window& w,
+                  const std::vector<std::pair<int64_t, int64_t>>& columns, M* best, I* best_at) {
+  const auto [kh, kw] = w.kernel;
+  const auto [sh, sw] = w.stride;
+  const auto [ph, pw] = w.padding;
+  const auto [dh, dw] = w.dilation;
+  int64_t h_first = p * sh - ph;
+  while (h_first < 0) h_first += dh;
+  for (int64_t q = 0; q < d.Q; ++q) {
+    int64_t c_first = q * sw - pw;
+    while (c_first < 0) c_first += dw;
+    best[q] = -std::numeric_limits<M>::infinity();
+    best_at[q] = static_cast<I>(h_first * d.W + c_first);
+  }
+  for (int64_t r = 0; r < kh; ++r) {
+    const int64_t h = p * sh - ph + r * dh;
+    if (h < 0 || h >= d.H) continue;
+    for (int64_t s = 0; s < kw; ++s) {
+      const I offset = static_cast<I>(h * d.W - pw + s * dw);  // of column 0's window
+      const auto [first, last] = columns[s];
+      if (sw == 2)  // the common pool
+        max_row<2>(x, offset, sw, first, last, best, best_at);
+      else
+        max_row<0>(x, offset, sw, first, last, best, best_at);
+    }
+  }
+}
+
+// The max pool of one plane x (H x W, in the compute type M) into y and idx (P x Q).
+template <class I, class T, class M>
+void max_pool_plane(const M* x, T* y, int64_t* idx, const Planes& d, const Window& w, bool pool_2x2,
+                    const std::vector<std::pair<int64_t, int64_t>>& columns, M* best, I* best_at) {
+  for (int64_t p = 0; p < d.P; ++p) {
+    if (pool_2x2) {
+      const M* top = x + 2 * p * d.W;
+      max_pool_2x2_row(top, top + d.W, static_cast<I>(2 * p * d.W), static_cast<I>(d.W), d.Q, best, best_at);
+    } else {
+      max_pool_row(x, p, d, w, columns, best, best_at);
+    }
+    for (int64_t q = 0; q < d.Q; ++q) {
+      y[p * d.Q + q] = static_cast<T>(best[q]);
+      idx[p * d.Q + q] = best_at[q];
+    }
+  }
+}
+
 }  // namespace
 
+// One output row at a time: for each kernel position (r, s), one pass over the row's windows that
+// holds that position inside the input, so the inner loop has no bounds checks. Each window still
+// sees its elements in row-major order: the first maximum wins a tie, and a NaN wins over numbers
+// (the last NaN, as PyTorch's kernel keeps). A window starts at -inf and at its first element, as
+// in PyTorch, so a window of -infs points at its first. 16-bit planes are widened to float first.
 void CpuBackend::max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& in, const Window& w) {
   visit_dtype<DTypes::Floating>("max_pool2d", in.dtype(), [&](auto t) {
     using T = decltype(t);
     using M = opmath_t<T>;
     const Planes d(in, out);
+    // The output columns whose window column s lies inside the input: [first, last).
+    std::vector<std::pair<int64_t, int64_t>> columns(w.kernel[1]);
+    for (int64_t s = 0; s < w.kernel[1]; ++s) {
+      auto col = [&](int64_t q) { return q * w.stride[1] - w.padding[1] + s * w.dilation[1]; };
+      int64_t first = 0, last = d.Q;
+      while (first < d.Q && col(first) < 0) ++first;
+      while (last > first && col(last - 1) >= d.W) --last;
+      columns[s] = {first, last};
+    }
+    const bool small_planes = d.H * d.W <= std::numeric_limits<int32_t>::max();
+    const bool pool_2x2 = w.kernel == std::array<int64_t, 2>{2, 2} && w.stride == std::array<int64_t, 2>{2, 2} &&
+                          w.padding == std::array<int64_t, 2>{0, 0} && w.dilation == std::array<int64_t, 2>{1, 1} &&
+                          2 * d.P <= d.H && 2 * d.Q <= d.W;  // (ceil_mode's last window may stick out)
     const T* x = static_cast<const T*>(in.data_ptr());
     T* y = static_cast<T*>(out.data_ptr());
     int64_t* idx = static_cast<int64_t*>(indices.data_ptr());
     parallel_for(0, d.planes, 1, [&](int64_t lo, int64_t hi) {
+      std::vector<M> best(d.Q), wide(std::is_same_v<T, M> ? 0 : d.H * d.W);
+      std::vector<int32_t> at32(small_planes ? d.Q : 0);
+      std::vector<int64_t> at64(small_planes ? 0 : d.Q);
       for (int64_t plane = lo; plane < hi; ++plane) {
         const T* xp = x + plane * d.H * d.W;
-        for (int64_t p = 0; p < d.P; ++p)
-          for (int64_t q = 0; q < d.Q; ++q) {
-            M best = -std::numeric_limits<M>::infinity();
-            int64_t best_at = -1;
-            for (int64_t r = 0; r < w.kernel[0]; ++r) {
-              const int64_t h = p * w.stride[0] - w.padding[0] + r * w.dilation[0];
-              if (h < 0 || h >= d.H) continue;
-              for (int64_t s = 0; s < w.kernel[1]; ++s) {
-                const int64_t c = q * w.stride[1] - w.padding[1] + s * w.dilation[1];
-                if (c < 0 || c >= d.W) continue;
-                const M v = static_cast<M>(xp[h * d.W + c]);
-                if (best_at < 0 || v > best || std::isnan(v)) {  // NaN wins, as in PyTorch
-                  best = v;
-                  best_at = h * d.W + c;
-                  if (std::isnan(v)) break;
-                }
-              }
-              if (std::isnan(best)) break;
-            }
-            const int64_t o = (plane * d.P + p) * d.Q + q;
-            y[o] = static_cast<T>(best);
-            idx[o] = best_at;
-          }
+        const M* src;
+        if constexpr (std::is_same_v<T, M>) {
+          src = xp;
+        } else {
+          for (int64_t i = 0; i < d.H * d.W; ++i) wide[i] = static_cast<M>(xp[i]);
+          src = wide.data();
+        }
+        T* yp = y + plane * d.P * d.Q;
+        int64_t* ip = idx + plane * d.P * d.Q;
+        if (small_planes)
+          max_pool_plane(src, yp, ip, d, w, pool_2x2, columns, best.data(), at32.data());
+        else
+          max_pool_plane(src, yp, ip, d, w, pool_2x2, columns, best.data(), at64.data());
       }
     });
   });

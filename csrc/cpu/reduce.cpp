@@ -8,10 +8,13 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <type_traits>
+#include <vector>
 
 #include "cpu/backend.h"
 #include "cpu/convert.h"
 #include "cpu/loop.h"
+#include "cpu/simd.h"
 #include "ops/ops.h"
 
 namespace tp::cpu {
@@ -231,15 +234,32 @@ void CpuBackend::softmax(const Tensor& out, const Tensor& in, int64_t dim, bool 
     const T* x = static_cast<const T*>(src.data_ptr());
     T* y = static_cast<T*>(out.data_ptr());
     parallel_for(0, outer * inner, std::max<int64_t>(1, kGrain / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+      // Contiguous rows computing in float go through the SIMD kernel (16-bit ones widened first).
+      constexpr bool widened = !std::is_same_v<T, M>;
+      std::vector<float> row(inner == 1 && widened ? n : 0), result(row.size());
       for (int64_t line = b; line < e; ++line) {
         const int64_t base = (line / inner) * n * inner + line % inner;
+        if constexpr (std::is_same_v<M, float>) {
+          if (inner == 1) {
+            if constexpr (widened) {
+              for (int64_t i = 0; i < n; ++i) row[i] = static_cast<float>(x[base + i]);
+              if (simd::softmax_row(row.data(), result.data(), n, log)) {
+                for (int64_t i = 0; i < n; ++i) y[base + i] = static_cast<T>(result[i]);
+                continue;
+              }
+            } else if (simd::softmax_row(x + base, y + base, n, log)) {
+              continue;
+            }
+          }
+        }
         M max = -std::numeric_limits<M>::infinity();
         for (int64_t i = 0; i < n; ++i) max = std::max(max, static_cast<M>(x[base + i * inner]));
         M sum = 0;
         for (int64_t i = 0; i < n; ++i) sum += std::exp(static_cast<M>(x[base + i * inner]) - max);
         if (log) {
-          const M shift = max + std::log(sum);
-          for (int64_t i = 0; i < n; ++i) y[base + i * inner] = static_cast<T>(static_cast<M>(x[base + i * inner]) - shift);
+          const M log_sum = std::log(sum);  // subtracted after max: max + log(sum) could lose it
+          for (int64_t i = 0; i < n; ++i)
+            y[base + i * inner] = static_cast<T>((static_cast<M>(x[base + i * inner]) - max) - log_sum);
         } else {
           const M scale = M(1) / sum;
           for (int64_t i = 0; i < n; ++i)

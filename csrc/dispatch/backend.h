@@ -35,6 +35,7 @@ enum class BinaryOp : uint8_t {
   Lerp, // a + alpha * (b - a), alpha the weight
   Mul, Div, DivTrunc, DivFloor, Remainder, Pow, Atan2, Maximum, Minimum,
   BitwiseAnd, BitwiseOr, BitwiseXor,
+  ThresholdBackward,  // b <= alpha ? 0 : a: a gradient through relu or threshold, b their input
   Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr, LogicalXor,  // write bool
 };
 
@@ -88,9 +89,11 @@ class Backend {
   virtual void scan(ScanOp op, const Tensor& out, const Tensor& in, int64_t dim) = 0;
   virtual void softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log) = 0;
 
-  // out[b] = beta * out[b] + alpha * a[b] @ b[b] over 3-D operands [batch, rows, cols].
-  virtual void gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& beta,
-                    const Scalar& alpha) = 0;
+  // out[b] = beta * out[b] + alpha * a[b] @ b[b] over 3-D operands [batch, rows, cols]; plus
+  // bias, where defined: a contiguous [1, 1, cols] row added to every row of the product (linear's
+  // bias, fused into the product instead of copied into out first), with beta 0 and alpha 1.
+  virtual void gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha,
+                    const Tensor& bias) = 0;
 
   // out = src.gather(dim, index) / self.scatter_(dim, index, src); indices checked by the op.
   virtual void gather(const Tensor& out, const Tensor& src, int64_t dim, const Tensor& index) = 0;

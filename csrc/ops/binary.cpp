@@ -84,6 +84,10 @@ Tensor select_a(const Tensor& g, const Tensor& a, const Tensor& b, const Tensor&
 Tensor select_b(const Tensor& g, const Tensor& a, const Tensor& b, const Tensor& y, const Scalar&) {
   return where(eq(a, b), div(g, 2), where(eq(b, y), g, 0.0));
 }
+// threshold_backward(g, x) is linear in g and flat in x.
+Tensor threshold_a(const Tensor& g, const Tensor&, const Tensor& b, const Tensor&, const Scalar& threshold) {
+  return threshold_backward(g, b, threshold);
+}
 }  // namespace d
 
 // clang-format off
@@ -99,6 +103,7 @@ constexpr BinarySpec kPow{"pow", BinaryOp::Pow, DTypeRule::NoBool, "PowBackward1
 constexpr BinarySpec kAtan2{"atan2", BinaryOp::Atan2, DTypeRule::ToFloat, "Atan2Backward0", "Atan2Backward0", d::atan2_a, d::atan2_b, kA | kB, kA | kB};
 constexpr BinarySpec kMaximum{"maximum", BinaryOp::Maximum, DTypeRule::Promote, "MaximumBackward0", "MaximumBackward0", d::select_a, d::select_b, kA | kB | kOutput, kA | kB | kOutput};
 constexpr BinarySpec kMinimum{"minimum", BinaryOp::Minimum, DTypeRule::Promote, "MinimumBackward0", "MinimumBackward0", d::select_a, d::select_b, kA | kB | kOutput, kA | kB | kOutput};
+constexpr BinarySpec kThresholdBackward{"threshold_backward", BinaryOp::ThresholdBackward, DTypeRule::NoBool, "ThresholdBackwardBackward0", nullptr, d::threshold_a, d::zero, kB, kNothing};
 constexpr BinarySpec kBitwiseAnd{"bitwise_and", BinaryOp::BitwiseAnd, DTypeRule::Integral};
 constexpr BinarySpec kBitwiseOr{"bitwise_or", BinaryOp::BitwiseOr, DTypeRule::Integral};
 constexpr BinarySpec kBitwiseXor{"bitwise_xor", BinaryOp::BitwiseXor, DTypeRule::Integral};
@@ -390,6 +395,9 @@ TP_DEFINE_BINARY(floor_divide, kFloorDivide)
 TP_DEFINE_BINARY(remainder, kRemainder)
 TP_DEFINE_BINARY(atan2, kAtan2)
 TP_DEFINE_BINARY(maximum, kMaximum)
+Tensor threshold_backward(const Tensor& grad, const Tensor& self, const Scalar& threshold) {
+  return binary(kThresholdBackward, grad, self, threshold);
+}
 TP_DEFINE_BINARY(minimum, kMinimum)
 TP_DEFINE_BINARY(bitwise_and, kBitwiseAnd)
 TP_DEFINE_BINARY(bitwise_or, kBitwiseOr)

@@ -52,9 +52,10 @@ void check_input_shape(const char* op, const Tensor& self, IntArrayRef shape) {
   TP_FAIL("[", op, "] shapes ", to_string(a.sizes()), " and ", to_string(b.sizes()), " cannot be multiplied");
 }
 
-// out (3-D, already holding beta's addend) += alpha * a @ b.
-Tensor batched_gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) {
-  backend(out.device()).gemm(out, a, b, beta, alpha);
+// out (3-D, already holding beta's addend) += alpha * a @ b, or out = a @ b + bias (a [1, 1, cols] row).
+Tensor batched_gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha,
+                    const Tensor& bias = {}) {
+  backend(out.device()).gemm(out, a, b, beta, alpha, bias);
   out.bump_version();
   return out;
 }
@@ -147,8 +148,15 @@ Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar&
   check_not_bool("addmm", a);
   return recorded_product("AddmmBackward0", false, &self, a, b, beta, alpha, [&] {
     Tensor out = empty({1, a.size(0), b.size(1)}, a.dtype(), a.device());
-    if (beta.to_double() != 0) copy_(out, expand(self, out.sizes().subspan(1)));
-    batched_gemm(out, unsqueeze(a, 0), unsqueeze(b, 0), beta, alpha);
+    // linear's case, a bias row added to the product: the kernel adds it as it writes the product.
+    const bool bias_row = beta.to_double() == 1 && alpha.to_double() == 1 && self.numel() == b.size(1) &&
+                          (self.dim() == 1 || (self.dim() == 2 && self.size(0) == 1));
+    if (bias_row) {
+      batched_gemm(out, unsqueeze(a, 0), unsqueeze(b, 0), 0, 1, reshape(self.contiguous(), {1, 1, b.size(1)}));
+    } else {
+      if (beta.to_double() != 0) copy_(out, expand(self, out.sizes().subspan(1)));
+      batched_gemm(out, unsqueeze(a, 0), unsqueeze(b, 0), beta, alpha);
+    }
     return squeeze(out, {0});
   });
 }

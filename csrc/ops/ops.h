@@ -172,6 +172,8 @@ Tensor pow(const Scalar& base, const Tensor& exponent);
   Tensor name##_(const Tensor& a, const Scalar& b);
 TP_BINARY_OPS(TP_DECLARE_BINARY)
 #undef TP_DECLARE_BINARY
+// The gradient through relu and threshold: 0 where self <= threshold, grad elsewhere, in one pass.
+Tensor threshold_backward(const Tensor& grad, const Tensor& self, const Scalar& threshold);
 
 Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight);
 Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight);

@@ -82,7 +82,7 @@ Tensor sigmoid(const Tensor& g, const Tensor&, const Tensor& y, const Params&) {
 Tensor erf(const Tensor& g, const Tensor& x, const Tensor&, const Params&) {
   return mul(g, mul(tp::exp(tp::neg(mul(x, x))), 2 / std::sqrt(pi)));
 }
-Tensor relu(const Tensor& g, const Tensor&, const Tensor& y, const Params&) { return where(le(y, 0), 0.0, g); }
+Tensor relu(const Tensor& g, const Tensor&, const Tensor& y, const Params&) { return threshold_backward(g, y, 0); }
 Tensor silu(const Tensor& g, const Tensor& x, const Tensor&, const Params&) {
   Tensor s = tp::sigmoid(x);
   return mul(g, mul(s, add(mul(x, rsub(s, 1)), 1)));

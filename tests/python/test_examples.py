@@ -47,10 +47,12 @@ def test_compare_trains_both_and_reports_a_table(compared):
     assert f"loss curves saved to {png}" in stdout
 
 
-def test_autocast_halves_the_activation_memory(compared):
+def test_autocast_lowers_the_peak_memory(compared):
+    """bfloat16 activations are half the size of float32 ones; the float32 weights, their gradients,
+    the pools' int64 indices and the data slice are not, so the peak falls by about a fifth here."""
     stdout = compared[0]
     fp32, amp = map(float, re.search(r"^peak memory \(MB\)\s+([\d.]+)\s+([\d.]+)$", stdout, re.M).groups())
-    assert amp < 0.8 * fp32, stdout
+    assert amp < 0.85 * fp32, stdout
 
 
 def test_eval_only_reloads_the_checkpoint_to_the_same_accuracy(compared):

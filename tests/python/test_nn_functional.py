@@ -237,3 +237,40 @@ def test_max_pool2d_indices_are_flat_positions_in_each_plane():
     _, want = torch.nn.functional.max_pool2d(torch.from_numpy(x), 3, stride=2, padding=1, return_indices=True)
     _, got = tensorplay.nn.functional.max_pool2d(tp_tensor(x), 3, stride=2, padding=1, return_indices=True)
     np.testing.assert_array_equal(to_numpy(got), want.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float64"])
+@pytest.mark.parametrize("shape,kernel,kwargs", [
+    ((2, 3, 8, 8), 2, {}),                                 # the 2x2 pool with stride 2
+    ((2, 3, 9, 9), 2, {}),                                 # ... with a row and a column left over
+    ((1, 1, 7, 7), 2, dict(ceil_mode=True)),               # ... whose last window sticks out
+    ((2, 3, 9, 7), 3, dict(stride=2, padding=1)),
+    ((1, 2, 10, 10), 2, dict(stride=1, dilation=2)),
+    ((2, 2, 6, 8), (3, 2), dict(stride=(2, 1))),
+], ids=["2x2", "2x2_odd", "2x2_ceil", "3x3_s2_p1", "dilated", "rect"])
+def test_max_pool2d_picks_the_window_element_torch_picks(dtype, shape, kernel, kwargs):
+    """Ties (rounded values), NaNs (a NaN wins, the last of several) and -inf windows (the first
+    element): the values and the indices are PyTorch's, whatever path the kernel takes."""
+    x = np.round(np.random.default_rng(0).standard_normal(shape)).astype(np.float32)
+    x[x > 1] = np.nan
+    x[x < -1] = -np.inf
+    want, want_at = torch.nn.functional.max_pool2d(torch.from_numpy(x).to(getattr(torch, dtype)), kernel,
+                                                   return_indices=True, **kwargs)
+    got, got_at = tensorplay.nn.functional.max_pool2d(tp_tensor(x).to(getattr(tensorplay, dtype)), kernel,
+                                                      return_indices=True, **kwargs)
+    np.testing.assert_array_equal(to_numpy(got_at), want_at.numpy())
+    np.testing.assert_array_equal(to_numpy(got.float()), want.float().numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float64"])
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+def test_softmax_rows_with_nan_inf_and_huge_values_match_torch(fn, dtype):
+    """Rows long enough for the SIMD kernel (a NaN in its vector part, +-inf, a row of -inf, a row
+    of 1e30 whose log_softmax is -log(n), not 0), along the last dim and along the first."""
+    x = np.random.default_rng(0).standard_normal((6, 37)).astype(np.float32)
+    x[1, 3], x[2, 5], x[3, :], x[4, 7], x[5, :] = np.nan, np.inf, -np.inf, -np.inf, 1e30
+    for data, dim in ((x, -1), (np.ascontiguousarray(x.T), 0)):
+        want = getattr(torch, fn)(torch.from_numpy(data).to(getattr(torch, dtype)), dim).double().numpy()
+        got = getattr(tensorplay, fn)(tp_tensor(data).to(getattr(tensorplay, dtype)), dim).double().numpy()
+        tol = 4e-2 if dtype == "bfloat16" else 1e-5
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol, equal_nan=True)

@@ -1,0 +1,14 @@
+#pragma once
+// Kernels written with Highway's SIMD operations (csrc/cpu/simd_*.cpp): each is compiled for
+// every x86 target Highway knows and runs the best one this CPU has, chosen at run time, so a
+// build on any machine runs AVX2 or AVX-512 code where the CPU has it.
+
+#include <cstdint>
+
+namespace tp::cpu::simd {
+
+// y = softmax(x) (or log_softmax) of n contiguous floats; x and y must not overlap. False, with
+// y unspecified, for a row holding a NaN or an infinity: the scalar loop handles those exactly.
+bool softmax_row(const float* x, float* y, int64_t n, bool log);
+
+}  // namespace tp::cpu::simd
