@@ -9,7 +9,7 @@ TP_FUZZ_EXAMPLES  ?= 1000
 TP_STRESS_REGIONS ?= 10000
 TP_SOAK_STEPS     ?= 10000
 
-.PHONY: deps build test test-cpp test-python test-asan demo clean fuzz stress soak
+.PHONY: deps build test test-cpp test-python test-asan demo bench clean fuzz stress soak
 
 deps:
 	@scripts/install-deps.sh
@@ -72,6 +72,12 @@ soak: build
 # Trains the Fashion-MNIST CNN under autocast (examples/fashion_mnist.py --help for the options).
 demo: build
 	@$(PY) examples/fashion_mnist.py
+
+# Every case of benchmarks/ in tensorplay and in PyTorch, in alternating processes; prints the table
+# and writes it into BENCHMARKS.md (about 10 minutes on 2 cores; `$(PY) -m benchmarks.bench --quick`
+# is a smoke test, `--help` lists the options).
+bench: build
+	@$(PY) -m benchmarks.bench --write
 
 clean:
 	rm -rf build python/tensorplay/_C*.so

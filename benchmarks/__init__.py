@@ -1,0 +1,1 @@
+"""Side-by-side benchmarks of tensorplay against PyTorch: `make bench` (benchmarks/bench.py)."""

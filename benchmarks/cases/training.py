@@ -1,0 +1,68 @@
+"""Case 5: one training step of the seed's loop (zero_grad, forward and loss, backward, SGD with
+momentum) for the MLP at batch 256 and the CNN at batch 128 (benchmarks/cases/models.py), in
+float32 and under autocast (bfloat16), on 1 and on 2 threads; milliseconds per step on a fixed
+random batch, after warm-up. For the MLP under autocast the table also gives the step's
+GEMM-bound limit: its GEMM FLOPs at one core's bfloat16 peak, over the measured step time."""
+
+from benchmarks.cases import models
+from benchmarks.cases.common import load, seconds_per_call
+from benchmarks.report import Row, check
+
+TITLE = "5. Training steps"
+
+BATCH = {"mlp": 256, "cnn": 128}
+# Ratio targets against PyTorch, 1 thread.
+TARGETS = {("mlp", "autocast"): 0.85, ("cnn", "autocast"): 0.6, ("mlp", "float32"): 0.9, ("cnn", "float32"): 0.9}
+GEMM_BOUND_TARGET = 0.75
+SPEEDUP_TARGET = 1.7
+
+
+def children(quick):
+    if quick:  # one process per thread count, a few steps each
+        return [{"models": ["mlp", "cnn"], "threads": threads, "min_time": 0.0} for threads in (1, 2)]
+    return [{"models": [model], "threads": threads, "min_time": 1.5} for model in ("mlp", "cnn") for threads in (1, 2)]
+
+
+def run(lib_name, params):
+    lib = load(lib_name, params)
+    figures = {}
+    for name in params["models"]:
+        x, y = models.random_batch(lib, name, BATCH[name])
+        for mode in ("float32", "autocast"):
+            lib.manual_seed(0)
+            step = models.training_step(lib, models.MODELS[name](lib), use_autocast=mode == "autocast")
+            seconds = seconds_per_call(lambda: step(x, y), min_time=params["min_time"], max_time=10.0, warmup=2)
+            figures[f"{name} {mode} {params['threads']}"] = seconds * 1e3
+    return figures
+
+
+def rows(results, machine):
+    out = []
+    for name in ("mlp", "cnn"):
+        for mode in ("float32", "autocast"):
+            label = f"{name.upper()}, batch {BATCH[name]}, {mode}"
+            one, two = results[f"{name} {mode} 1"], results[f"{name} {mode} 2"]
+            target = TARGETS[name, mode]
+            row = Row(f"{label}, 1 thread", "ms", *one, kind="cost", target=f"ratio <= {target}")
+            row.met = check(row.ratio, lambda r: r <= target)
+            out.append(row)
+            if name == "mlp" and mode == "autocast":
+                out.append(_gemm_bound(label, one, machine))
+            out.append(Row(f"{label}, 2 threads", "ms", *two, kind="cost"))
+            speedup = Row(f"{label}: 2 threads' speed-up over 1", "x",
+                          *(t1 / t2 if t1 and t2 else None for t1, t2 in zip(one, two)),
+                          target=f">= {SPEEDUP_TARGET}x")
+            speedup.met = check(speedup.tp, lambda x: x >= SPEEDUP_TARGET)
+            out.append(speedup)
+    return out
+
+
+def _gemm_bound(label, step_ms, machine):
+    """How much of each library's step its GEMMs alone would take at one core's bfloat16 peak."""
+    peak = machine.peak_gflops("bfloat16")
+    if not peak:
+        return Row(f"{label}: GEMM-bound limit / step time", "%", None, None, target="n/a (bf16 emulated)")
+    limit_ms = models.mlp_gemm_flops(BATCH["mlp"]) / (peak * 1e9) * 1e3
+    tp, torch = (100 * limit_ms / ms if ms else None for ms in step_ms)
+    return Row(f"{label}: GEMM-bound limit ({limit_ms:.2f} ms) / step time", "%", tp, torch,
+               target=f">= {GEMM_BOUND_TARGET:.0%}", met=check(tp, lambda share: share >= 100 * GEMM_BOUND_TARGET))
