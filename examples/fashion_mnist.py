@@ -143,7 +143,7 @@ def train(args, train_set, test_set, use_amp, label):
 
 
 def report(runs, train_size):
-    header = f"{'':22}" + "".join(f"{h['label']:>16}" for h in runs)
+    header = f"{'':22}" + "".join(f"{h['label']:>19}" for h in runs)
     rows = [
         ("time per epoch (s)", [f"{sum(h['epoch_seconds']) / len(h['epoch_seconds']):.1f}" for h in runs]),
         ("images/s", [f"{train_size * len(h['epoch_seconds']) / sum(h['epoch_seconds']):,.0f}" for h in runs]),
@@ -154,7 +154,7 @@ def report(runs, train_size):
     print()
     print(header)
     for name, values in rows:
-        print(f"{name:22}" + "".join(f"{v:>16}" for v in values))
+        print(f"{name:22}" + "".join(f"{v:>19}" for v in values))
 
 
 def plot(runs, path):
