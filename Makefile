@@ -9,7 +9,7 @@ TP_FUZZ_EXAMPLES  ?= 1000
 TP_STRESS_REGIONS ?= 10000
 TP_SOAK_STEPS     ?= 10000
 
-.PHONY: deps build test test-cpp test-python test-asan demo bench clean fuzz stress soak
+.PHONY: deps build test test-cpp test-python test-asan test-asan-build demo bench clean fuzz stress soak soak-asan
 
 deps:
 	@scripts/install-deps.sh
@@ -40,11 +40,13 @@ test-python:
 ASAN_BUILD := build/asan
 ASAN_PKG   := $(ASAN_BUILD)/pkg
 ASAN_RT     = $(shell $(CXX) -print-file-name=libasan.so) $(shell $(CXX) -print-file-name=libubsan.so)
-test-asan: deps
+test-asan-build: deps
 	@[ -f $(ASAN_BUILD)/build.ninja ] || .venv/bin/cmake -S . -B $(ASAN_BUILD) -G Ninja \
 	    -DCMAKE_MAKE_PROGRAM=$(CURDIR)/.venv/bin/ninja -DPython_EXECUTABLE=$(CURDIR)/$(PY) \
 	    -DTP_SANITIZE=ON >/dev/null
 	@.venv/bin/cmake --build $(ASAN_BUILD) -j $(JOBS)
+
+test-asan: test-asan-build
 	@UBSAN_OPTIONS=print_stacktrace=1 .venv/bin/ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
 	@rm -rf $(ASAN_PKG) && mkdir -p $(ASAN_PKG) && cp -rs $(CURDIR)/python/tensorplay $(ASAN_PKG)/
 	@rm -f $(ASAN_PKG)/tensorplay/_C*.so && cp $(ASAN_BUILD)/_C*.so $(ASAN_PKG)/tensorplay/
@@ -68,6 +70,11 @@ stress: build
 # A small CNN trained under autocast; fails if resident memory grows after the warm-up.
 soak: build
 	@$(PY) tests/soak/soak_cnn.py --steps $(TP_SOAK_STEPS)
+
+# The same number of CNN steps in C++ (tests/soak/soak_cnn.cpp) under AddressSanitizer, with
+# LeakSanitizer checking at exit that the run leaked nothing.
+soak-asan: test-asan-build
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(ASAN_BUILD)/soak_cnn $(TP_SOAK_STEPS)
 
 # Trains the Fashion-MNIST CNN under autocast (examples/fashion_mnist.py --help for the options).
 demo: build
