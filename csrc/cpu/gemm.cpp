@@ -103,8 +103,9 @@ void CpuBackend::gemm(const Tensor& out, const Tensor& a, const Tensor& b, const
   if (a.size(2) > 0 && onednn_dtype) {
     const float be = static_cast<float>(beta.to_double()), al = static_cast<float>(alpha.to_double());
     if (onednn_gemm(out, plain(a), plain(b), be, al, bias)) return;
-    // This CPU's oneDNN lacks the dtype: compute in float32 and round once.
-    Tensor out32 = out.to(ScalarType::Float32);
+    // This CPU's oneDNN lacks the dtype: compute in float32 and round once (out's values only
+    // matter to a nonzero beta).
+    Tensor out32 = be == 0 ? empty_like(out, ScalarType::Float32) : out.to(ScalarType::Float32);
     bool ok = onednn_gemm(out32, plain(a.to(ScalarType::Float32)), plain(b.to(ScalarType::Float32)), be, al,
                           bias.defined() ? bias.to(ScalarType::Float32) : bias);
     TP_CHECK(ok, "[matmul] oneDNN could not create a float32 matmul");

@@ -67,10 +67,14 @@ Tensor product(const Tensor& a3, const Tensor& b3) {
 
 // d(beta * self + alpha * a @ b): beta * g for self, alpha * g @ b^T for a, alpha * a^T @ g for b.
 // `batched` says whether the operands are [batch, rows, cols] (bmm) or matrices (mm).
+//
+// A b given transposed (linear's weight.t()) gets its gradient in the same layout, as (g^T @ a)^T:
+// the weight's gradient then arrives contiguous, and AccumulateGrad keeps it instead of copying it.
 class MatmulBackward final : public autograd::Node {
  public:
-  MatmulBackward(const char* name, bool batched, bool has_self, const Scalar& beta, const Scalar& alpha)
-      : name_(name), batched_(batched), has_self_(has_self), beta_(beta), alpha_(alpha) {}
+  MatmulBackward(const char* name, bool batched, bool has_self, const Scalar& beta, const Scalar& alpha,
+                 bool b_transposed)
+      : name_(name), batched_(batched), has_self_(has_self), b_transposed_(b_transposed), beta_(beta), alpha_(alpha) {}
   std::string name() const override { return name_; }
   TensorList apply(TensorList&& grads) override {
     const Tensor& g = grads[0];
@@ -81,7 +85,12 @@ class MatmulBackward final : public autograd::Node {
     size_t i = 0;
     if (has_self_) out.push_back(needs_input_grad(i++) ? scaled(g, beta_) : Tensor());
     out.push_back(needs_input_grad(i++) ? scaled(multiply(g, transposed(b.unpack(*this))), alpha_) : Tensor());
-    out.push_back(needs_input_grad(i++) ? scaled(multiply(transposed(a.unpack(*this)), g), alpha_) : Tensor());
+    if (needs_input_grad(i++)) {
+      Tensor x = a.unpack(*this);
+      out.push_back(scaled(b_transposed_ ? transposed(multiply(transposed(g), x)) : multiply(transposed(x), g), alpha_));
+    } else {
+      out.push_back(Tensor());
+    }
     return out;
   }
   void release_saved() override {
@@ -92,7 +101,7 @@ class MatmulBackward final : public autograd::Node {
 
  private:
   const char* name_;
-  bool batched_, has_self_;
+  bool batched_, has_self_, b_transposed_;
   Scalar beta_, alpha_;
 };
 
@@ -103,7 +112,8 @@ Tensor recorded_product(const char* name, bool batched, const Tensor* self, cons
   std::vector<const Tensor*> inputs;
   if (self) inputs.push_back(self);
   inputs.insert(inputs.end(), {&a, &b});
-  autograd::Record<MatmulBackward> record(inputs, name, batched, self != nullptr, beta, alpha);
+  const bool b_transposed = b.stride(-2) == 1 && b.stride(-1) != 1 && b.size(-2) > 1;
+  autograd::Record<MatmulBackward> record(inputs, name, batched, self != nullptr, beta, alpha, b_transposed);
   Tensor out = record.finish(forward());
   if (record) {
     if (autograd::requires_grad(b)) record->a = autograd::SavedTensor(a, false);
