@@ -7,9 +7,7 @@ same on every run. The fuzzer's oracle is checked here too, with faults injected
 the bugs it found are pinned down by the regression cases at the end.
 """
 
-import importlib.util
 import os
-import pathlib
 import subprocess
 import sys
 import warnings
@@ -17,23 +15,15 @@ import warnings
 import pytest
 import torch
 
+import fuzz_scripts
 import tensorplay
 from op_table import TABLE
 from test_errors import builtin_class, names_op
 from test_ops import EXCEPTIONS, Mismatch, assert_same
 
-FUZZER = pathlib.Path(__file__).resolve().parents[1] / "fuzz" / "fuzz_ops.py"
 EXAMPLES = int(os.environ.get("TP_FUZZ_EXAMPLES", "10"))
 
-
-def load_fuzzer():
-    spec = importlib.util.spec_from_file_location("fuzz_ops", FUZZER)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-fuzz_ops = load_fuzzer()
+fuzz_ops = fuzz_scripts.load("fuzz_ops")
 
 
 @pytest.fixture(scope="module")

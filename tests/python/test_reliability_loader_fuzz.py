@@ -4,29 +4,20 @@ large allocation fails the test instead of taking pytest down. The fuzzer's orac
 here too: a loader that breaks the contract in any of the ways it looks for must be caught."""
 
 import collections
-import importlib.util
 import io
-import pathlib
 import random
 import subprocess
 import sys
 
 import pytest
 
+import fuzz_scripts
 import tensorplay as tp
 
-FUZZER = pathlib.Path(__file__).resolve().parents[1] / "fuzz" / "fuzz_load.py"
+FUZZER = fuzz_scripts.FUZZ_DIR / "fuzz_load.py"
 SHORT_BUDGET = 800
 
-
-def load_fuzzer():
-    spec = importlib.util.spec_from_file_location("fuzz_load", FUZZER)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-fuzz_load = load_fuzzer()
+fuzz_load = fuzz_scripts.load("fuzz_load")
 
 
 def run_fuzzer(*args):
