@@ -61,7 +61,7 @@ struct Reducer {
 
   static Acc step(Acc acc, M x) {
     if constexpr (kOp == ReduceOp::Sum) return acc + x;
-    else if constexpr (kOp == ReduceOp::Prod) return acc * x;
+    else if constexpr (kOp == ReduceOp::Prod) return std::is_same_v<M, bool> ? acc && x : acc * x;
     else if constexpr (kOp == ReduceOp::All) return acc && x != M(0);
     else if constexpr (kOp == ReduceOp::Any) return acc || x != M(0);
     else {
@@ -205,7 +205,7 @@ void CpuBackend::scan(ScanOp op, const Tensor& out, const Tensor& in, int64_t di
     Tensor src = in.contiguous();
     const int64_t n = in.dim() ? in.size(dim) : 1;
     const int64_t inner = in.dim() ? numel(in.sizes().subspan(dim + 1)) : 1;
-    const int64_t outer = n * inner ? in.numel() / (n * inner) : 0;
+    const int64_t outer = n > 0 && inner > 0 ? in.numel() / (n * inner) : 0;
     const T* x = static_cast<const T*>(src.data_ptr());
     T* y = static_cast<T*>(out.data_ptr());
     const bool sum = op == ScanOp::Sum;
@@ -230,7 +230,7 @@ void CpuBackend::softmax(const Tensor& out, const Tensor& in, int64_t dim, bool 
     Tensor src = in.contiguous();
     const int64_t n = in.dim() ? in.size(dim) : 1;
     const int64_t inner = in.dim() ? numel(in.sizes().subspan(dim + 1)) : 1;
-    const int64_t outer = n * inner ? in.numel() / (n * inner) : 0;
+    const int64_t outer = n > 0 && inner > 0 ? in.numel() / (n * inner) : 0;
     const T* x = static_cast<const T*>(src.data_ptr());
     T* y = static_cast<T*>(out.data_ptr());
     parallel_for(0, outer * inner, std::max<int64_t>(1, kGrain / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {

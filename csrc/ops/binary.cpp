@@ -147,8 +147,8 @@ class BinaryBackward final : public autograd::Node {
 
 // What the backward of a OP b reads, given which inputs need a gradient (b may be a number).
 uint8_t saved_uses(const BinarySpec& spec, const Tensor& a, const Tensor* b) {
-  return (autograd::requires_grad(a) ? spec.da_uses : kNothing) |
-         (b && autograd::requires_grad(*b) ? spec.db_uses : kNothing);
+  return (autograd::requires_grad(a) ? spec.da_uses : uint8_t{kNothing}) |
+         (b && autograd::requires_grad(*b) ? spec.db_uses : uint8_t{kNothing});
 }
 
 void save_for_backward(BinaryBackward& node, const BinarySpec& spec, const Tensor& a, const Tensor* b,
