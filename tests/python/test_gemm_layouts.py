@@ -1,0 +1,74 @@
+"""Matrix products whose operands reach oneDNN in every layout it is handed: row-major or
+transposed, with a leading dimension that is a multiple of 1 KiB (which csrc/cpu/gemm.cpp copies
+to padded rows, see gemm_operand) or not, batched or broadcast, in float32 and in the emulated
+16-bit dtypes. Values, dtypes and gradients against PyTorch on the same numbers."""
+
+import numpy as np
+import pytest
+import torch
+
+import tensorplay as tp
+
+# Stored either way, every operand has at least 64 rows, 1 KiB (256 float32) or 2 KiB apart.
+M, K, N = 256, 256, 512
+
+
+def operand(m, array, transposed, dtype, pad):
+    """array (rows, cols) as a tensor of m, stored transposed or not, with `pad` spare columns."""
+    stored = array.T if transposed else array
+    wide = np.zeros((stored.shape[0], stored.shape[1] + pad), dtype=np.float32)
+    wide[:, :stored.shape[1]] = stored
+    t = m.tensor(wide, dtype=getattr(m, dtype))[:, :stored.shape[1]]
+    return t.t() if transposed else t
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+@pytest.mark.parametrize("pad", [0, 16], ids=["rows_1KiB_apart", "padded_rows"])
+@pytest.mark.parametrize("ta,tb", [(False, False), (True, False), (False, True), (True, True)],
+                         ids=["nn", "tn", "nt", "tt"])
+def test_matmul_layouts_match_torch(dtype, pad, ta, tb):
+    rng = np.random.default_rng(7)
+    a, b = rng.standard_normal((M, K), dtype=np.float32), rng.standard_normal((K, N), dtype=np.float32)
+    results = {}
+    for m in (torch, tp):
+        x, y = operand(m, a, ta, dtype, pad), operand(m, b, tb, dtype, pad)
+        assert x.stride() == ((1, M + pad) if ta else (K + pad, 1))
+        assert y.stride() == ((1, K + pad) if tb else (N + pad, 1))
+        out = x @ y
+        results[m.__name__] = (str(out.dtype).split(".")[-1], out.float().numpy())
+    (our_dtype, ours), (their_dtype, theirs) = results["tensorplay"], results["torch"]
+    assert our_dtype == their_dtype == dtype
+    tol = 1e-4 if dtype == "float32" else 1e-2
+    np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol * np.abs(theirs).max())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_batched_and_broadcast_products_with_1KiB_rows(dtype):
+    rng = np.random.default_rng(8)
+    a, a_t = rng.standard_normal((3, M, K), dtype=np.float32), rng.standard_normal((3, K, M), dtype=np.float32)
+    b = rng.standard_normal((K, N), dtype=np.float32)
+    outs = []
+    for m in (torch, tp):
+        x, x_t, y = (m.tensor(v, dtype=getattr(m, dtype)) for v in (a, a_t, b))
+        products = (x @ y, x_t.transpose(1, 2) @ y, m.bmm(x, y.expand(3, K, N)), y.t() @ x_t.transpose(1, 2).mT)
+        outs.append([p.float().numpy() for p in products])
+    tol = 1e-4 if dtype == "float32" else 1e-2
+    for theirs, ours in zip(*outs):
+        np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol * np.abs(theirs).max())
+
+
+def test_linear_gradients_with_1KiB_rows():
+    """The padded copies are the kernel's own: the gradients are those of the product."""
+    rng = np.random.default_rng(9)
+    x, w, g = (rng.standard_normal(s, dtype=np.float32) for s in ((M, K), (N, K), (M, N)))
+    grads = []
+    for m in (torch, tp):
+        xt, wt = m.tensor(x, requires_grad=True), m.tensor(w, requires_grad=True)
+        out = m.nn.functional.linear(xt, wt)
+        out.backward(m.tensor(g))
+        grads.append((out.detach().numpy(), xt.grad.numpy(), wt.grad.numpy(), wt.grad.stride()))
+    for theirs, ours in zip(*grads):
+        if isinstance(theirs, tuple):
+            assert ours == theirs
+        else:
+            np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-4 * np.abs(theirs).max())
