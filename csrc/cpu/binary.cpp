@@ -4,8 +4,10 @@
 
 #include "cpu/backend.h"
 #include "cpu/convert.h"
+#include "cpu/float_rows.h"
 #include "cpu/loop.h"
 #include "cpu/math.h"
+#include "cpu/simd.h"
 
 namespace tp::cpu {
 
@@ -110,6 +112,12 @@ void with_binary_fn(BinaryOp op, const Scalar& alpha, Apply apply, ApplyBool app
     case BinaryOp::ThresholdBackward:
       if constexpr (numeric) return apply([t = alpha.to<M>()](M g, M x) { return x <= t ? M(0) : g; });
       break;
+    case BinaryOp::GeluBackward:
+      if constexpr (floating) return apply([](M g, M x) { return math::gelu_backward(g, x); });
+      break;
+    case BinaryOp::GeluTanhBackward:
+      if constexpr (floating) return apply([](M g, M x) { return math::gelu_tanh_backward(g, x); });
+      break;
     case BinaryOp::Eq: return apply_bool([](M a, M b) { return a == b; });
     case BinaryOp::Ne: return apply_bool([](M a, M b) { return a != b; });
     case BinaryOp::Lt: return apply_bool([](M a, M b) { return a < b; });
@@ -128,6 +136,14 @@ void with_binary_fn(BinaryOp op, const Scalar& alpha, Apply apply, ApplyBool app
 void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
   visit_dtype("binary op", a.dtype(), [&](auto t) {
     using T = decltype(t);
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>) {
+      if (op == BinaryOp::GeluBackward || op == BinaryOp::GeluTanhBackward) {
+        const bool tanh = op == BinaryOp::GeluTanhBackward;
+        return run_float_rows<T>(strided_loop(out, a, b), [tanh](float* y, auto in, int64_t n) {
+          simd::gelu_backward_row(in[0], in[1], y, n, tanh);
+        });
+      }
+    }
     with_binary_fn<T>(
         op, alpha, [&](auto f) { zip<T, T>(out, a, b, f); }, [&](auto f) { zip<bool, T>(out, a, b, f); });
   });

@@ -23,6 +23,21 @@ template <class M> inline M gelu_tanh(M x) {
   return M(0.5) * x * (M(1) + std::tanh(kBeta * (x + kKappa * x * x * x)));
 }
 
+// g * gelu'(x): gelu' = cdf(x) + x pdf(x) of the standard normal distribution.
+template <class M> inline M gelu_backward(M g, M x) {
+  constexpr M kInvSqrt2 = M(0.70710678118654752440), kInvSqrt2Pi = M(0.39894228040143267794);
+  const M cdf = M(0.5) * (M(1) + std::erf(x * kInvSqrt2));
+  return g * (cdf + x * kInvSqrt2Pi * std::exp(M(-0.5) * x * x));
+}
+
+// g * d/dx of gelu_tanh: 0.5 (1 + t) + 0.5 x (1 - t^2) u', with t = tanh(u), u = beta (x + kappa x^3).
+template <class M> inline M gelu_tanh_backward(M g, M x) {
+  constexpr M kBeta = M(0.79788456080286535588), kKappa = M(0.044715);
+  const M t = std::tanh(kBeta * (x + kKappa * x * x * x));
+  const M slope = kBeta * (M(1) + M(3) * kKappa * x * x);
+  return g * (M(0.5) * (M(1) + t) + M(0.5) * x * (M(1) - t * t) * slope);
+}
+
 // The inverse error function: Giles' polynomial approximation ("Approximating the erfinv
 // function", 2010), good to single precision, then Newton steps on erf(y) = x in M's precision.
 template <class M> inline M erfinv(M x) {

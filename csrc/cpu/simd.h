@@ -11,4 +11,10 @@ namespace tp::cpu::simd {
 // y unspecified, for a row holding a NaN or an infinity: the scalar loop handles those exactly.
 bool softmax_row(const float* x, float* y, int64_t n, bool log);
 
+// y = gelu(x) of n contiguous floats, exact or (tanh) the tanh approximation; y may be x.
+void gelu_row(const float* x, float* y, int64_t n, bool tanh);
+
+// out = g * gelu'(x) over n contiguous floats; out may be g or x.
+void gelu_backward_row(const float* g, const float* x, float* out, int64_t n, bool tanh);
+
 }  // namespace tp::cpu::simd

@@ -4,8 +4,10 @@
 
 #include "cpu/backend.h"
 #include "cpu/convert.h"
+#include "cpu/float_rows.h"
 #include "cpu/loop.h"
 #include "cpu/math.h"
+#include "cpu/simd.h"
 
 namespace tp::cpu {
 
@@ -32,6 +34,13 @@ void unary_floating(UnaryOp op, const Tensor& out, const Tensor& in, double p0, 
   using M = opmath_t<T>;
   auto m = [&](auto f) { map<T, T>(out, in, f); };
   auto test = [&](auto f) { map<bool, T>(out, in, f); };
+  if constexpr (!std::is_same_v<T, double>) {
+    if (op == UnaryOp::Gelu || op == UnaryOp::GeluTanh) {
+      const bool tanh = op == UnaryOp::GeluTanh;
+      return run_float_rows<T>(strided_loop(out, in),
+                               [tanh](float* y, auto x, int64_t n) { simd::gelu_row(x[0], y, n, tanh); });
+    }
+  }
   switch (op) {
     case UnaryOp::Neg: return m([](M x) { return -x; });
     case UnaryOp::Abs: return m([](M x) { return std::fabs(x); });
@@ -63,7 +72,7 @@ void unary_floating(UnaryOp op, const Tensor& out, const Tensor& in, double p0, 
     case UnaryOp::Round: return m([](M x) { return std::nearbyint(x); });
     case UnaryOp::Trunc: return m([](M x) { return std::trunc(x); });
     case UnaryOp::Relu: return m([](M x) { return std::isnan(x) ? x : (x > M(0) ? x : M(0)); });
-    case UnaryOp::Gelu: return m([](M x) { return math::gelu(x); });
+    case UnaryOp::Gelu: return m([](M x) { return math::gelu(x); });  // float64 (the others: above)
     case UnaryOp::GeluTanh: return m([](M x) { return math::gelu_tanh(x); });
     case UnaryOp::Silu: return m([](M x) { return x / (M(1) + std::exp(-x)); });
     case UnaryOp::Softplus: return m([b = M(p0), t = M(p1)](M x) { return math::softplus(x, b, t); });

@@ -36,6 +36,7 @@ enum class BinaryOp : uint8_t {
   Mul, Div, DivTrunc, DivFloor, Remainder, Pow, Atan2, Maximum, Minimum,
   BitwiseAnd, BitwiseOr, BitwiseXor,
   ThresholdBackward,  // b <= alpha ? 0 : a: a gradient through relu or threshold, b their input
+  GeluBackward, GeluTanhBackward,  // a * gelu'(b): a gradient through gelu, b its input
   Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr, LogicalXor,  // write bool
 };
 

@@ -88,6 +88,30 @@ Tensor select_b(const Tensor& g, const Tensor& a, const Tensor& b, const Tensor&
 Tensor threshold_a(const Tensor& g, const Tensor&, const Tensor& b, const Tensor&, const Scalar& threshold) {
   return threshold_backward(g, b, threshold);
 }
+// gelu_backward(g, x) = g * gelu'(x) is linear in g; its slope in x is g * gelu''(x), where
+// gelu'' = pdf(x) (2 - x^2) exactly, and for the tanh form (1 - t^2) (u' + x (u'' - 2 t u'^2) / 2)
+// with t = tanh(u), u = beta (x + kappa x^3).
+Tensor gelu_backward_grad(const Tensor& g, const Tensor&, const Tensor& x, const Tensor&, const Scalar&) {
+  return gelu_backward(g, x, "none");
+}
+Tensor gelu_tanh_backward_grad(const Tensor& g, const Tensor&, const Tensor& x, const Tensor&, const Scalar&) {
+  return gelu_backward(g, x, "tanh");
+}
+Tensor gelu_backward_x(const Tensor& g, const Tensor& grad, const Tensor& x, const Tensor&, const Scalar&) {
+  constexpr double kInvSqrt2Pi = 0.39894228040143267794;
+  Tensor x2 = mul(x, x);
+  Tensor pdf = mul(exp(mul(x2, -0.5)), kInvSqrt2Pi);
+  return mul(mul(g, grad), mul(pdf, rsub(x2, 2)));
+}
+Tensor gelu_tanh_backward_x(const Tensor& g, const Tensor& grad, const Tensor& x, const Tensor&, const Scalar&) {
+  constexpr double kBeta = 0.79788456080286535588, kKappa = 0.044715;
+  Tensor x2 = mul(x, x);
+  Tensor t = tanh(mul(add(mul(mul(x2, x), kKappa), x), kBeta));
+  Tensor slope = mul(add(mul(x2, 3 * kKappa), 1), kBeta);
+  Tensor curvature = mul(x, 6 * kKappa * kBeta);
+  Tensor inner = add(slope, mul(mul(x, sub(curvature, mul(mul(t, 2), mul(slope, slope)))), 0.5));
+  return mul(mul(g, grad), mul(rsub(mul(t, t), 1), inner));
+}
 }  // namespace d
 
 // clang-format off
@@ -104,6 +128,8 @@ constexpr BinarySpec kAtan2{"atan2", BinaryOp::Atan2, DTypeRule::ToFloat, "Atan2
 constexpr BinarySpec kMaximum{"maximum", BinaryOp::Maximum, DTypeRule::Promote, "MaximumBackward0", "MaximumBackward0", d::select_a, d::select_b, kA | kB | kOutput, kA | kB | kOutput};
 constexpr BinarySpec kMinimum{"minimum", BinaryOp::Minimum, DTypeRule::Promote, "MinimumBackward0", "MinimumBackward0", d::select_a, d::select_b, kA | kB | kOutput, kA | kB | kOutput};
 constexpr BinarySpec kThresholdBackward{"threshold_backward", BinaryOp::ThresholdBackward, DTypeRule::NoBool, "ThresholdBackwardBackward0", nullptr, d::threshold_a, d::zero, kB, kNothing};
+constexpr BinarySpec kGeluBackward{"gelu_backward", BinaryOp::GeluBackward, DTypeRule::ToFloat, "GeluBackwardBackward0", nullptr, d::gelu_backward_grad, d::gelu_backward_x, kB, kA | kB};
+constexpr BinarySpec kGeluTanhBackward{"gelu_backward", BinaryOp::GeluTanhBackward, DTypeRule::ToFloat, "GeluBackwardBackward0", nullptr, d::gelu_tanh_backward_grad, d::gelu_tanh_backward_x, kB, kA | kB};
 constexpr BinarySpec kBitwiseAnd{"bitwise_and", BinaryOp::BitwiseAnd, DTypeRule::Integral};
 constexpr BinarySpec kBitwiseOr{"bitwise_or", BinaryOp::BitwiseOr, DTypeRule::Integral};
 constexpr BinarySpec kBitwiseXor{"bitwise_xor", BinaryOp::BitwiseXor, DTypeRule::Integral};
@@ -397,6 +423,11 @@ TP_DEFINE_BINARY(atan2, kAtan2)
 TP_DEFINE_BINARY(maximum, kMaximum)
 Tensor threshold_backward(const Tensor& grad, const Tensor& self, const Scalar& threshold) {
   return binary(kThresholdBackward, grad, self, threshold);
+}
+Tensor gelu_backward(const Tensor& grad, const Tensor& self, std::string_view approximate) {
+  TP_CHECK(approximate == "none" || approximate == "tanh",
+           "[gelu_backward] approximate argument must be either none or tanh, got '", approximate, "'");
+  return binary(approximate == "tanh" ? kGeluTanhBackward : kGeluBackward, grad, self);
 }
 TP_DEFINE_BINARY(minimum, kMinimum)
 TP_DEFINE_BINARY(bitwise_and, kBitwiseAnd)

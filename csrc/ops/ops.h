@@ -174,6 +174,7 @@ TP_BINARY_OPS(TP_DECLARE_BINARY)
 #undef TP_DECLARE_BINARY
 // The gradient through relu and threshold: 0 where self <= threshold, grad elsewhere, in one pass.
 Tensor threshold_backward(const Tensor& grad, const Tensor& self, const Scalar& threshold);
+Tensor gelu_backward(const Tensor& grad, const Tensor& self, std::string_view approximate = "none");
 
 Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight);
 Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight);

@@ -87,20 +87,8 @@ Tensor silu(const Tensor& g, const Tensor& x, const Tensor&, const Params&) {
   Tensor s = tp::sigmoid(x);
   return mul(g, mul(s, add(mul(x, rsub(s, 1)), 1)));
 }
-Tensor gelu(const Tensor& g, const Tensor& x, const Tensor&, const Params&) {
-  Tensor cdf = mul(add(tp::erf(mul(x, 1 / std::sqrt(2.0))), 1), 0.5);
-  Tensor pdf = mul(tp::exp(mul(mul(x, x), -0.5)), 1 / std::sqrt(2 * pi));
-  return mul(g, add(cdf, mul(x, pdf)));
-}
-Tensor gelu_tanh(const Tensor& g, const Tensor& x, const Tensor&, const Params&) {
-  const double k = std::sqrt(2 / pi), c = 0.044715;
-  Tensor x2 = mul(x, x);
-  Tensor t = tp::tanh(mul(add(mul(mul(x2, x), c), x), k));
-  Tensor inner_slope = mul(add(mul(x2, 3 * c), 1), k);
-  Tensor left = mul(add(t, 1), 0.5);
-  Tensor right = mul(mul(mul(x, rsub(mul(t, t), 1)), inner_slope), 0.5);
-  return mul(g, add(left, right));
-}
+Tensor gelu(const Tensor& g, const Tensor& x, const Tensor&, const Params&) { return gelu_backward(g, x, "none"); }
+Tensor gelu_tanh(const Tensor& g, const Tensor& x, const Tensor&, const Params&) { return gelu_backward(g, x, "tanh"); }
 Tensor softplus(const Tensor& g, const Tensor& x, const Tensor&, const Params& p) {
   Tensor scaled = mul(x, p.a);
   return where(gt(scaled, p.b), g, mul(g, tp::sigmoid(scaled)));

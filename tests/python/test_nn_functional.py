@@ -274,3 +274,30 @@ def test_softmax_rows_with_nan_inf_and_huge_values_match_torch(fn, dtype):
         got = getattr(tensorplay, fn)(tp_tensor(data).to(getattr(tensorplay, dtype)), dim).double().numpy()
         tol = 4e-2 if dtype == "bfloat16" else 1e-5
         np.testing.assert_allclose(got, want, rtol=tol, atol=tol, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16", "float64"])
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_and_its_gradient_match_torch_over_the_whole_range(approximate, dtype):
+    """Values and gradients along [-12, 12] (both tails, where erf saturates), +-inf, NaN and -0,
+    in rows long enough for the SIMD kernel with a tail, contiguous and strided."""
+    x = np.concatenate([np.linspace(-12, 12, 997), [np.inf, -np.inf, np.nan, -0.0, 0.0, 1e-30, -1e-30]])
+    x = x.astype(np.float32)
+    g = np.random.default_rng(1).standard_normal(x.shape).astype(np.float32)
+    results = []
+    for m, make in ((torch, torch.from_numpy), (tensorplay, tp_tensor)):
+        dt = getattr(m, dtype)
+        outs = []
+        for strided in (False, True):
+            # The strided input is a transposed view of a (502, 2) array holding x as (2, 502).
+            xt = make(np.ascontiguousarray(x.reshape(2, -1).T)).to(dt).T if strided else make(x).to(dt)
+            xt = xt.detach().requires_grad_(True)
+            y = m.nn.functional.gelu(xt, approximate=approximate)
+            y.backward(make(g.reshape(xt.shape)).to(dt))
+            assert y.dtype == dt and xt.grad.dtype == dt
+            outs.append((y.detach().double().numpy(), xt.grad.double().numpy()))
+        results.append(outs)
+    tol = {"float32": 1e-5, "float64": 1e-12, "bfloat16": 1e-2, "float16": 2e-3}[dtype]
+    for (want_y, want_g), (got_y, got_g) in zip(*results):
+        np.testing.assert_allclose(got_y, want_y, rtol=tol, atol=tol, equal_nan=True)
+        np.testing.assert_allclose(got_g, want_g, rtol=tol, atol=tol, equal_nan=True)

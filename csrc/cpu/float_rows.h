@@ -1,0 +1,52 @@
+#pragma once
+// Runs a kernel written for contiguous float32 rows (the Highway kernels of simd.h) over the rows
+// of a strided loop, in float32 and in the 16-bit floats. Dense float32 rows go straight to the
+// kernel; 16-bit or strided rows are converted into float32 blocks on the stack, a block at a
+// time, and the results rounded back, so the kernel computes in float32 registers either way.
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <type_traits>
+
+#include "cpu/loop.h"
+
+namespace tp::cpu {
+
+// kernel(out, inputs, n) with out and inputs (N - 1 of them) contiguous float32 rows of n.
+template <class T, size_t N, class Kernel>
+void run_float_rows(const StridedLoop<N>& loop, const Kernel& kernel) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>);
+  loop.run([&kernel](auto p, auto s, int64_t n) {
+    std::array<const float*, N - 1> inputs;
+    if constexpr (std::is_same_v<T, float>) {
+      if (std::ranges::all_of(s, [](int64_t stride) { return stride == sizeof(float); })) {
+        for (size_t k = 1; k < N; ++k) inputs[k - 1] = reinterpret_cast<const float*>(p[k]);
+        return kernel(reinterpret_cast<float*>(p[0]), inputs, n);
+      }
+    }
+    constexpr int64_t kBlock = 512;
+    float blocks[N][kBlock];
+    for (int64_t begin = 0; begin < n; begin += kBlock) {
+      const int64_t m = std::min(kBlock, n - begin);
+      for (size_t k = 1; k < N; ++k) {
+        const char* src = p[k] + begin * s[k];
+        if (s[k] == sizeof(T)) {
+          for (int64_t i = 0; i < m; ++i) blocks[k][i] = static_cast<float>(reinterpret_cast<const T*>(src)[i]);
+        } else {
+          for (int64_t i = 0; i < m; ++i) blocks[k][i] = static_cast<float>(*reinterpret_cast<const T*>(src + i * s[k]));
+        }
+        inputs[k - 1] = blocks[k];
+      }
+      kernel(blocks[0], inputs, m);
+      char* dst = p[0] + begin * s[0];
+      if (s[0] == sizeof(T)) {
+        for (int64_t i = 0; i < m; ++i) reinterpret_cast<T*>(dst)[i] = static_cast<T>(blocks[0][i]);
+      } else {
+        for (int64_t i = 0; i < m; ++i) *reinterpret_cast<T*>(dst + i * s[0]) = static_cast<T>(blocks[0][i]);
+      }
+    }
+  });
+}
+
+}  // namespace tp::cpu
