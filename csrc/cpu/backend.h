@@ -1,7 +1,7 @@
 #pragma once
 // The CPU implementation of the kernel interface (dispatch/backend.h). Its methods are defined
 // by family: copy.cpp, unary.cpp, binary.cpp, reduce.cpp, gemm.cpp, indexing.cpp, conv.cpp,
-// pool.cpp, amp.cpp, random.cpp.
+// norm.cpp, pool.cpp, amp.cpp, random.cpp.
 
 #include "dispatch/backend.h"
 
@@ -24,6 +24,7 @@ class CpuBackend final : public Backend {
                   int64_t dim) override;
   void scan(ScanOp op, const Tensor& out, const Tensor& in, int64_t dim) override;
   void softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log) override;
+  void layer_norm(const Tensor& out, const Tensor& in, const Tensor& weight, const Tensor& bias, double eps) override;
 
   void gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha,
             const Tensor& bias) override;

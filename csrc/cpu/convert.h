@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "core/scalar_type.h"
+#include "cpu/simd.h"
 
 namespace tp::cpu {
 
@@ -21,6 +22,18 @@ inline To convert(From v) {
     return To(static_cast<float>(v));  // through float, as PyTorch does (so double rounds twice)
   } else {
     return static_cast<To>(static_cast<opmath_t<From>>(v));
+  }
+}
+
+// n contiguous values converted; bfloat16 <-> float32 through the SIMD kernels of simd.h.
+template <class To, class From>
+inline void convert_n(const From* in, To* out, int64_t n) {
+  if constexpr (std::same_as<From, BFloat16> && std::same_as<To, float>) {
+    simd::widen(in, out, n);
+  } else if constexpr (std::same_as<From, float> && std::same_as<To, BFloat16>) {
+    simd::round_to(in, out, n);
+  } else {
+    for (int64_t i = 0; i < n; ++i) out[i] = convert<To>(in[i]);
   }
 }
 

@@ -13,9 +13,7 @@ namespace {
 template <class To, class From>
 void convert_row(char* dst, const char* src, int64_t dst_stride, int64_t src_stride, int64_t n) {
   if (dst_stride == sizeof(To) && src_stride == sizeof(From)) {
-    auto* d = reinterpret_cast<To*>(dst);
-    auto* s = reinterpret_cast<const From*>(src);
-    for (int64_t i = 0; i < n; ++i) d[i] = convert<To>(s[i]);
+    convert_n(reinterpret_cast<const From*>(src), reinterpret_cast<To*>(dst), n);
   } else if (src_stride == 0) {
     To v = convert<To>(*reinterpret_cast<const From*>(src));
     for (int64_t i = 0; i < n; ++i) *reinterpret_cast<To*>(dst + i * dst_stride) = v;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "cpu/convert.h"
 #include "cpu/loop.h"
 
 namespace tp::cpu {
@@ -32,7 +33,7 @@ void run_float_rows(const StridedLoop<N>& loop, const Kernel& kernel) {
       for (size_t k = 1; k < N; ++k) {
         const char* src = p[k] + begin * s[k];
         if (s[k] == sizeof(T)) {
-          for (int64_t i = 0; i < m; ++i) blocks[k][i] = static_cast<float>(reinterpret_cast<const T*>(src)[i]);
+          convert_n(reinterpret_cast<const T*>(src), blocks[k], m);
         } else {
           for (int64_t i = 0; i < m; ++i) blocks[k][i] = static_cast<float>(*reinterpret_cast<const T*>(src + i * s[k]));
         }
@@ -41,7 +42,7 @@ void run_float_rows(const StridedLoop<N>& loop, const Kernel& kernel) {
       kernel(blocks[0], inputs, m);
       char* dst = p[0] + begin * s[0];
       if (s[0] == sizeof(T)) {
-        for (int64_t i = 0; i < m; ++i) reinterpret_cast<T*>(dst)[i] = static_cast<T>(blocks[0][i]);
+        convert_n(blocks[0], reinterpret_cast<T*>(dst), m);
       } else {
         for (int64_t i = 0; i < m; ++i) *reinterpret_cast<T*>(dst + i * s[0]) = static_cast<T>(blocks[0][i]);
       }

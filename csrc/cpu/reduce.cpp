@@ -242,9 +242,9 @@ void CpuBackend::softmax(const Tensor& out, const Tensor& in, int64_t dim, bool 
         if constexpr (std::is_same_v<M, float>) {
           if (inner == 1) {
             if constexpr (widened) {
-              for (int64_t i = 0; i < n; ++i) row[i] = static_cast<float>(x[base + i]);
+              convert_n(x + base, row.data(), n);
               if (simd::softmax_row(row.data(), result.data(), n, log)) {
-                for (int64_t i = 0; i < n; ++i) y[base + i] = static_cast<T>(result[i]);
+                convert_n(result.data(), y + base, n);
                 continue;
               }
             } else if (simd::softmax_row(x + base, y + base, n, log)) {

@@ -5,11 +5,22 @@
 
 #include <cstdint>
 
+#include "core/half.h"
+
 namespace tp::cpu::simd {
+
+// n contiguous bfloat16 values widened to float32 (exactly), and float32 rounded to bfloat16 (to
+// nearest even, NaN to NaN), as core/half.h converts one value.
+void widen(const BFloat16* in, float* out, int64_t n);
+void round_to(const float* in, BFloat16* out, int64_t n);
 
 // y = softmax(x) (or log_softmax) of n contiguous floats; x and y must not overlap. False, with
 // y unspecified, for a row holding a NaN or an infinity: the scalar loop handles those exactly.
 bool softmax_row(const float* x, float* y, int64_t n, bool log);
+
+// y = (x - mean) / sqrt(var + eps) * w + b over n contiguous floats, the statistics those of the
+// row (the variance biased); w and b may be null. y may be x.
+void layer_norm_row(const float* x, float* y, int64_t n, const float* w, const float* b, float eps);
 
 // y = gelu(x) of n contiguous floats, exact or (tanh) the tanh approximation; y may be x.
 void gelu_row(const float* x, float* y, int64_t n, bool tanh);

@@ -89,6 +89,10 @@ class Backend {
                           int64_t dim) = 0;
   virtual void scan(ScanOp op, const Tensor& out, const Tensor& in, int64_t dim) = 0;
   virtual void softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log) = 0;
+  // Each row of a contiguous [rows, cols] input normalised to mean 0 and variance 1 (biased),
+  // then scaled by weight and shifted by bias (each [cols] in the compute dtype, or undefined).
+  virtual void layer_norm(const Tensor& out, const Tensor& in, const Tensor& weight, const Tensor& bias,
+                          double eps) = 0;
 
   // out[b] = beta * out[b] + alpha * a[b] @ b[b] over 3-D operands [batch, rows, cols]; plus
   // bias, where defined: a contiguous [1, 1, cols] row added to every row of the product (linear's

@@ -1,12 +1,15 @@
 // Neural-network ops: linear layers, normalisation, dropout, embedding, padding, resizing and
-// attention. All but embedding are composites: their gradients come from the ops they are
-// written with. They are ops of their own (not Python) so that autocast can give each a policy.
+// attention. All but embedding and layer_norm are composites: their gradients come from the ops
+// they are written with. They are ops of their own (not Python) so that autocast can give each a
+// policy.
 
 #include <cmath>
 #include <limits>
 
 #include "amp/autocast.h"
 #include "autograd/record.h"
+#include "autograd/saved_tensor.h"
+#include "dispatch/backend.h"
 #include "ops/ops.h"
 
 namespace tp {
@@ -149,6 +152,47 @@ Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& running_mean
   return to(out, input.dtype());
 }
 
+namespace {
+
+// layer_norm's backward, written with ops so that it is differentiable itself (a gradient penalty
+// takes the gradient of a gradient). The statistics are recomputed from the saved input: two row
+// reductions, which keeps the forward a single kernel that saves nothing of its own.
+class LayerNormBackward final : public autograd::Node {
+ public:
+  LayerNormBackward(Shape normalized, Shape batch, double eps)
+      : normalized_(std::move(normalized)), batch_(std::move(batch)), eps_(eps) {}
+  std::string name() const override { return "NativeLayerNormBackward0"; }
+  TensorList apply(TensorList&& grads) override {
+    Tensor g = compute_input(grads[0]);
+    Tensor x = compute_input(input.unpack(*this));
+    Tensor centered = sub(x, mean(x, normalized_, true));
+    Tensor rstd = rsqrt(add(mean(mul(centered, centered), normalized_, true), eps_));
+    Tensor normalized = mul(centered, rstd);
+    Tensor g_normalized = weight_saved_ ? mul(g, weight.unpack(*this)) : g;
+    Tensor grad_input;
+    if (needs_input_grad(0)) {  // rstd (g_hat - mean(g_hat) - x_hat mean(g_hat x_hat))
+      Tensor centered_grad = sub(g_normalized, mean(g_normalized, normalized_, true));
+      grad_input = mul(rstd, sub(centered_grad, mul(normalized, mean(mul(g_normalized, normalized), normalized_, true))));
+    }
+    // (An empty dim list would sum everything: without batch dims there is nothing to sum.)
+    auto over_batch = [&](const Tensor& t) { return batch_.empty() ? t : sum(t, batch_); };
+    return {grad_input, needs_input_grad(1) ? over_batch(mul(g, normalized)) : Tensor(),
+            needs_input_grad(2) ? over_batch(g) : Tensor()};
+  }
+  void release_saved() override {
+    input.release();
+    weight.release();
+  }
+  autograd::SavedTensor input, weight;
+  bool weight_saved_ = false;
+
+ private:
+  Shape normalized_, batch_;
+  double eps_;
+};
+
+}  // namespace
+
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
                   const std::optional<Tensor>& bias, double eps) {
   TP_AUTOCAST(layer_norm, input, normalized_shape, weight, bias, eps);
@@ -159,14 +203,28 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::
            ", expected input with shape [*, ", to_string(normalized_shape).substr(1), ", but got input of size",
            to_string(input.sizes()));
   check_norm_params("layer_norm", input, {&weight, &bias});
-  Shape dims;
-  for (int64_t d = input.dim() - k; d < input.dim(); ++d) dims.push_back(d);
-  Tensor x = compute_input(input);
-  Tensor centered = sub(x, mean(x, dims, true));
-  Tensor out = mul(centered, rsqrt(add(mean(mul(centered, centered), dims, true), eps)));
-  if (weight) out = mul(out, *weight);
-  if (bias) out = add(out, *bias);
-  return to(out, input.dtype());
+  TP_CHECK(is_floating_point(input.dtype()), "[layer_norm] expected a floating point input, got ", name(input.dtype()));
+  Shape normalized, batch;
+  for (int64_t d = 0; d < input.dim(); ++d) (d < input.dim() - k ? batch : normalized).push_back(d);
+  autograd::Record<LayerNormBackward> record({&input, weight ? &*weight : nullptr, bias ? &*bias : nullptr},
+                                             normalized, batch, eps);
+  const int64_t cols = numel(normalized_shape), rows = cols ? input.numel() / cols : 0;
+  Tensor out = empty(input.sizes(), input.dtype(), input.device());
+  if (out.numel() > 0) {
+    // The kernel's parameters: contiguous rows in the compute dtype (float32 for 16-bit inputs).
+    const ScalarType compute = is_reduced_float(input.dtype()) ? ScalarType::Float32 : input.dtype();
+    auto param = [&](const std::optional<Tensor>& p) {
+      return p ? reshape(to(*p, compute), {cols}).contiguous() : Tensor();
+    };
+    backend(input.device()).layer_norm(reshape(out, {rows, cols}), reshape(input, {rows, cols}).contiguous(),
+                                       param(weight), param(bias), eps);
+  }
+  if (record) {
+    record->input = autograd::SavedTensor(input, false);
+    if (weight) record->weight = autograd::SavedTensor(*weight, false);
+    record->weight_saved_ = weight.has_value();
+  }
+  return record.finish(out);
 }
 
 Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight,

@@ -1086,6 +1086,7 @@ DOUBLE_BACKWARD = {
     "log_softmax_weighted": (lambda m, a: (a.log_softmax(-1) * m.tensor([1.0, -2.0, 0.5], dtype=a.dtype)).sum(),
                              [N(2, 3)]),
     "mlp": (lambda m, x, w, b: ((x @ w + b).tanh() ** 2).mean(), [N(4, 3), N(3, 2), N(2)]),
+    "layer_norm": (lambda m, a, w, b: (m.nn.functional.layer_norm(a, (4,), w, b) ** 3).sum(), [N(3, 4), N(4), N(4)]),
     "gelu": (lambda m, a: (m.nn.functional.gelu(a) ** 2).sum(), [N(3, 4)]),
     "gelu_tanh": (lambda m, a: (m.nn.functional.gelu(a, approximate="tanh") ** 2).sum(), [N(3, 4)]),
 }

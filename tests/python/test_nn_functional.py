@@ -93,6 +93,11 @@ FUNCTIONAL_CASES = [
     f("layer_norm", "last_dim", randn(3, 4, 5), (5,), randn(5, seed=1), randn(5, seed=2)),
     f("layer_norm", "two_dims_no_affine", randn(3, 4, 5), (4, 5)),
     f("layer_norm", "eps_0.1", randn(3, 5), (5,), eps=0.1),
+    # Rows of 37: the SIMD kernel's vectors and a tail.
+    f("layer_norm", "long_rows", randn(4, 37) + 10, (37,), randn(37, seed=1), randn(37, seed=2)),
+    f("layer_norm", "weight_only", randn(4, 37), (37,), randn(37, seed=1), None),
+    f("layer_norm", "bias_only", randn(4, 37), (37,), None, randn(37, seed=2)),
+    f("layer_norm", "all_dims", randn(3, 4, 5), (3, 4, 5), randn(3, 4, 5, seed=1), randn(3, 4, 5, seed=2)),
     f("group_norm", "affine", X4, 3, randn(3, seed=1), randn(3, seed=2)),
     f("group_norm", "no_affine", X4, 1),
     f("batch_norm", "eval_running_stats", X4, NoGrad(randn(3, seed=1)), NoGrad(np.abs(randn(3, seed=2)) + 0.5),
@@ -301,3 +306,33 @@ def test_gelu_and_its_gradient_match_torch_over_the_whole_range(approximate, dty
     for (want_y, want_g), (got_y, got_g) in zip(*results):
         np.testing.assert_allclose(got_y, want_y, rtol=tol, atol=tol, equal_nan=True)
         np.testing.assert_allclose(got_g, want_g, rtol=tol, atol=tol, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype, param_dtype", [("bfloat16", "bfloat16"), ("bfloat16", "float32"),
+                                                ("float16", "float32"), ("float64", "float64")])
+def test_layer_norm_dtypes_and_gradients_match_torch(dtype, param_dtype):
+    """The output keeps the input's dtype (16-bit inputs normalise in float32, with float32 or 16-bit
+    parameters), and every gradient has its input's dtype and torch's values."""
+    rng = np.random.default_rng(3)
+    x, w, b, g = (rng.standard_normal(s).astype(np.float32) for s in ((6, 70), (70,), (70,), (6, 70)))
+    results = []
+    for m, make in ((torch, torch.from_numpy), (tensorplay, tp_tensor)):
+        xt = make(x).to(getattr(m, dtype)).requires_grad_(True)
+        wt, bt = (make(v).to(getattr(m, param_dtype)).requires_grad_(True) for v in (w, b))
+        y = m.nn.functional.layer_norm(xt, (70,), wt, bt)
+        y.backward(make(g).to(getattr(m, dtype)))
+        results.append([(str(t.dtype), t.detach().double().numpy()) for t in (y, xt.grad, wt.grad, bt.grad)])
+    tol = 1e-10 if dtype == "float64" else 3e-2
+    for (want_dtype, want), (got_dtype, got) in zip(*results):
+        assert got_dtype.split(".")[-1] == want_dtype.split(".")[-1]
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+def test_layer_norm_of_rows_far_from_zero_is_accurate():
+    """Rows around 1000 with unit spread: summing them as they are, or E[x^2] - E[x]^2, loses the
+    spread to rounding. Against float64 on the same float32 inputs (PyTorch is off by 5e-5 here)."""
+    x = (np.random.default_rng(0).standard_normal((4, 37)) + 1000).astype(np.float32)
+    x64 = x.astype(np.float64)
+    want = (x64 - x64.mean(1, keepdims=True)) / np.sqrt(x64.var(1, keepdims=True) + 1e-5)
+    got = tensorplay.nn.functional.layer_norm(tp_tensor(x), (37,)).numpy()
+    np.testing.assert_allclose(got, want, atol=4e-5)
