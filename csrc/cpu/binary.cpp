@@ -18,10 +18,16 @@ template <class T> const T& at(const char* p, int64_t i, int64_t stride) {
 }
 
 // out[i] = f(a[i], b[i]) computed in M; Out is T or bool. A row where b (or a) is one repeated
-// value (a broadcast scalar) loads it once.
+// value (a broadcast scalar) loads it once. 16-bit floats go a block at a time through float32
+// (run_float_rows), where the compiler vectorises f.
 template <class Out, class T, class F>
 void zip(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
   using M = opmath_t<T>;
+  if constexpr (std::is_same_v<Out, T> && (std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>)) {
+    return run_float_rows<T>(strided_loop(out, a, b), [f](float* y, auto in, int64_t n) {
+      for (int64_t i = 0; i < n; ++i) y[i] = f(in[0][i], in[1][i]);
+    });
+  }
   strided_loop(out, a, b).run([f](auto p, auto s, int64_t n) {
     auto* o = reinterpret_cast<Out*>(p[0]);
     bool dense_out = s[0] == sizeof(Out), dense_a = s[1] == sizeof(T), dense_b = s[2] == sizeof(T);
@@ -49,6 +55,11 @@ void zip(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
 template <class Out, class T, class F>
 void zip_scalar(const Tensor& out, const Tensor& a, F f) {
   using M = opmath_t<T>;
+  if constexpr (std::is_same_v<Out, T> && (std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>)) {
+    return run_float_rows<T>(strided_loop(out, a), [f](float* y, auto x, int64_t n) {
+      for (int64_t i = 0; i < n; ++i) y[i] = f(x[0][i]);
+    });
+  }
   strided_loop(out, a).run([f](auto p, auto s, int64_t n) {
     if (s[0] == sizeof(Out) && s[1] == sizeof(T)) {
       auto* o = reinterpret_cast<Out*>(p[0]);
