@@ -290,6 +290,23 @@ const Tensor& assign_inplace(const Tensor& self, const Tensor& result, std::stri
 
 AccumulateGrad::AccumulateGrad(Tensor variable) : variable_(std::move(variable)) { add_output(variable_); }
 
+namespace {
+
+// Whether a fresh gradient can become .grad as it is: dense, filling its whole memory, and seen
+// by nothing else, except the base it was viewed from (a transpose, a squeeze) when only g keeps
+// that base alive. (A gradient may be an expanded view, or shared by two leaves fed the same
+// tensor, as in a + b; a .grad must be neither.)
+bool can_keep(const Tensor& g) {
+  const TensorImpl& impl = *g.impl();
+  if (!g.is_contiguous() || impl.use_count() != 1 ||
+      impl.storage()->nbytes() != static_cast<size_t>(g.numel() * g.itemsize()))
+    return false;
+  const auto& base = impl.view_base();
+  return base ? base->use_count() == 1 && impl.storage()->use_count() == 2 : impl.storage()->use_count() == 1;
+}
+
+}  // namespace
+
 TensorList AccumulateGrad::apply(TensorList&& grads) {
   Tensor g = std::move(grads[0]);
   if (!g.defined()) return {};
@@ -301,12 +318,10 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   {
     std::lock_guard lock(m.mutex);
     if (!m.grad.defined()) {
-      // Keep the gradient itself when it is dense and nothing else sees its memory; otherwise a
-      // copy laid out like the leaf. (A gradient may be an expanded view, or shared by two
-      // leaves fed the same tensor, as in a + b; a .grad must be neither.)
-      bool owned = g.is_contiguous() && g.impl()->use_count() == 1 && g.impl()->storage()->use_count() == 1;
-      if (owned) {
-        m.grad = g;
+      // Keep the gradient itself where it can be kept (no longer a view: .grad never is);
+      // otherwise a copy laid out like the leaf.
+      if (can_keep(g)) {
+        m.grad = g.impl()->view_base() ? detach(g) : g;
       } else {
         m.grad = empty_like(variable_);
         copy_(m.grad, g);

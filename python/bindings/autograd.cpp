@@ -288,7 +288,7 @@ void init_autograd(nb::module_& m) {
         if (!base) return std::nullopt;
         return Tensor(base);
       })
-      .def_prop_ro("_is_view", [](const Tensor& t) { return static_cast<bool>(t.impl()->view_base()); })
+      .def("_is_view", [](const Tensor& t) { return static_cast<bool>(t.impl()->view_base()); })
       .def_prop_rw("data", [](const Tensor& t) { return autograd::detach(t); },
                    [](const Tensor& t, const Tensor& other) { t.impl()->set_data(*other.impl()); })
       .def("is_inference", [](const Tensor& t) { return t.impl()->is_inference(); })

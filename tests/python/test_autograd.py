@@ -729,6 +729,19 @@ def test_accumulate_grad_node_and_identity(m):
     assert m.ones(2).grad_fn is None
 
 
+def test_grad_kept_from_a_view_is_not_a_view():
+    """linear's weight gradient is computed transposed and its bias gradient squeezed: .grad keeps
+    that memory rather than copying it, but is no view, and accumulates like any other."""
+    def scenario(m):
+        w, b = m.ones(5, 3, requires_grad=True), m.ones(5, requires_grad=True)
+        x = m.arange(12.0).reshape(4, 3)
+        m.nn.functional.linear(x, w, b).sum().backward()
+        first = [(p.grad._is_view(), p.grad._base is None, p.grad.stride(), p.grad.clone()) for p in (w, b)]
+        m.nn.functional.linear(x, w, b).pow(2).sum().backward()
+        return first, [p.grad for p in (w, b)]
+    check_same(scenario)
+
+
 def test_accumulate_grad_name():
     # Named in each library's own namespace: torch::autograd::AccumulateGrad.
     check_same(lambda m: (m.ones(2, requires_grad=True) * 2).grad_fn.next_functions[0][0].name().replace(
