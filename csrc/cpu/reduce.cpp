@@ -112,6 +112,31 @@ void reduce_typed(const Tensor& out, const Tensor& in, const std::vector<bool>& 
     return;
   }
 
+  // Kept dims between reduced ones ([N, C, H, W] reduced over N, H and W: a bias's gradient),
+  // contiguous input: each (outer, k) run of `inner` elements is reduced where it lies and folded
+  // into out[k], instead of first copying the input into [kept, reduced] order.
+  int64_t first_kept = 0, last_kept = ndim - 1;
+  while (first_kept < ndim && mask[first_kept]) ++first_kept;
+  while (last_kept >= 0 && mask[last_kept]) --last_kept;
+  bool around = in.is_contiguous() && out.is_contiguous() && kept > 1 && last_kept < ndim - 1;
+  for (int64_t d = first_kept; around && d <= last_kept; ++d) around = !mask[d];
+  if (around) {
+    const int64_t inner = numel(in.sizes().subspan(last_kept + 1)), outer = reduced / inner;
+    const T* x = static_cast<const T*>(in.data_ptr());
+    parallel_for(0, kept, std::max<int64_t>(1, kGrain / std::max<int64_t>(reduced, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t k = b; k < e; ++k) {
+        typename R::Acc acc = R::identity();
+        for (int64_t r = 0; r < outer; ++r) {
+          const typename R::Acc part = R::row(x + (r * kept + k) * inner, inner);
+          if constexpr (kOp == ReduceOp::Sum) acc = acc + part;
+          else acc = R::step(acc, static_cast<typename R::M>(part));
+        }
+        o[k] = static_cast<Out>(acc);
+      }
+    });
+    return;
+  }
+
   // General case: [kept..., reduced...] with dense reduced rows.
   for (int64_t d = 0; d < ndim; ++d)
     if (mask[d]) order.push_back(d);

@@ -353,3 +353,20 @@ def test_from_numpy_bfloat16(shape):
     assert t.dtype == tensorplay.bfloat16
     assert tuple(t.shape) == shape
     np.testing.assert_array_equal(t.numpy().astype(np.float32), array.astype(np.float32))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float64", "int64", "bool"])
+@pytest.mark.parametrize("dims", [(0, 2, 3), (2, 3), (0, 3), (3,), (0, 1, 3)])
+def test_reductions_around_kept_dims_match_torch(dims, dtype):
+    """A 4-D tensor reduced on both sides of its kept dims (the bias gradient of a convolution:
+    sum over N, H, W), reduced in place rather than permuted first; NaN and ties included."""
+    values = np.random.default_rng(5).integers(-3, 4, (3, 5, 4, 7)).astype(np.float32)
+    if dtype in ("float32", "bfloat16", "float64"):
+        values[1, 2, 3, 4] = np.nan
+    for op in ("sum", "amax", "amin", "any", "all"):
+        if dtype == "bool" and op in ("sum", "amax", "amin"):
+            continue
+        want = getattr(torch, op)(torch.from_numpy(values).to(getattr(torch, dtype)), dims)
+        got = getattr(tensorplay, op)(tensorplay.tensor(values).to(getattr(tensorplay, dtype)), dims)
+        assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1], op
+        np.testing.assert_allclose(got.double().numpy(), want.double().numpy(), rtol=1e-2, equal_nan=True, err_msg=op)
