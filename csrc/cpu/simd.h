@@ -14,6 +14,10 @@ namespace tp::cpu::simd {
 void widen(const BFloat16* in, float* out, int64_t n);
 void round_to(const float* in, BFloat16* out, int64_t n);
 
+// The sum of n contiguous floats, in vector lanes (so in another order than one by one). For a
+// few hundred values; longer rows are split pairwise by the caller to keep the sum accurate.
+float sum_row(const float* x, int64_t n);
+
 // y = softmax(x) (or log_softmax) of n contiguous floats; x and y must not overlap. False, with
 // y unspecified, for a row holding a NaN or an infinity: the scalar loop handles those exactly.
 bool softmax_row(const float* x, float* y, int64_t n, bool log);
