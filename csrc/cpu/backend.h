@@ -1,7 +1,7 @@
 #pragma once
 // The CPU implementation of the kernel interface (dispatch/backend.h). Its methods are defined
 // by family: copy.cpp, unary.cpp, binary.cpp, reduce.cpp, gemm.cpp, indexing.cpp, conv.cpp,
-// norm.cpp, pool.cpp, amp.cpp, random.cpp.
+// norm.cpp, pool.cpp, optim.cpp, amp.cpp, random.cpp.
 
 #include "dispatch/backend.h"
 
@@ -25,6 +25,8 @@ class CpuBackend final : public Backend {
   void scan(ScanOp op, const Tensor& out, const Tensor& in, int64_t dim) override;
   void softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log) override;
   void layer_norm(const Tensor& out, const Tensor& in, const Tensor& weight, const Tensor& bias, double eps) override;
+  void sgd_momentum_step(const Tensor& param, const Tensor& grad, const Tensor& buf, double lr, double momentum,
+                         double dampening, double weight_decay, bool nesterov, bool maximize) override;
 
   void gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha,
             const Tensor& bias) override;

@@ -131,6 +131,14 @@ class Backend {
   virtual void avg_pool2d_grad(const Tensor& grad_in, const Tensor& grad_out, const Window& w, bool count_include_pad,
                                std::optional<int64_t> divisor) = 0;
 
+  // One parameter's SGD step with momentum, in one pass over param, grad and the momentum
+  // buffer (contiguous, one float dtype), rounding as torch.optim.SGD's sequence of ops does:
+  // d = grad (negated to maximise, plus weight_decay * param); buf = buf * momentum +
+  // (1 - dampening) * d; d = nesterov ? d + momentum * buf : buf; param += -lr * d.
+  virtual void sgd_momentum_step(const Tensor& param, const Tensor& grad, const Tensor& buf, double lr,
+                                 double momentum, double dampening, double weight_decay, bool nesterov,
+                                 bool maximize) = 0;
+
   // Mixed precision (amp/grad_scaler.cpp): t *= inv_scale in place, and found_inf (one float32)
   // set to 1 when any element of t is inf or NaN.
   virtual void unscale_and_check_finite(const Tensor& t, const Tensor& found_inf, const Tensor& inv_scale) = 0;

@@ -1,10 +1,13 @@
-// Optimizer update rules (torch.optim's, step for step), written with in-place ops.
+// Optimizer update rules (torch.optim's, step for step), written with in-place ops; SGD's momentum
+// step runs as one fused pass where its tensors allow (sgd_momentum_step in dispatch/backend.h).
 
 #include "ops/optim.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "autograd/grad_mode.h"
+#include "dispatch/backend.h"
 #include "ops/ops.h"
 
 namespace tp::optim {
@@ -22,6 +25,16 @@ void check_lists(const char* op, const TensorList& params, const TensorList& gra
            " gradients");
 }
 
+// Whether one parameter's momentum step can run as the backend's single pass: a buffer from an
+// earlier step, and parameter, gradient and buffer dense in one dtype that pass handles.
+bool fusable(const Tensor& param, const Tensor& grad, const Tensor& buf) {
+  const ScalarType dtype = param.dtype();
+  return buf.defined() && (dtype == ScalarType::Float32 || dtype == ScalarType::Float64) &&
+         grad.dtype() == dtype && buf.dtype() == dtype && param.device() == grad.device() &&
+         param.device() == buf.device() && param.is_contiguous() && grad.is_contiguous() && buf.is_contiguous() &&
+         std::ranges::equal(param.sizes(), grad.sizes()) && std::ranges::equal(param.sizes(), buf.sizes());
+}
+
 }  // namespace
 
 void sgd_step(const TensorList& params, const TensorList& grads, TensorList& momentum_buffers, const SGDOptions& o) {
@@ -29,6 +42,14 @@ void sgd_step(const TensorList& params, const TensorList& grads, TensorList& mom
   NoGradGuard no_grad;
   momentum_buffers.resize(params.size());
   for (size_t i = 0; i < params.size(); ++i) {
+    if (o.momentum != 0 && fusable(params[i], grads[i], momentum_buffers[i])) {
+      backend(params[i].device())
+          .sgd_momentum_step(params[i], grads[i], momentum_buffers[i], o.lr, o.momentum, o.dampening, o.weight_decay,
+                             o.nesterov, o.maximize);
+      params[i].bump_version();
+      momentum_buffers[i].bump_version();
+      continue;
+    }
     Tensor d = effective_grad(params[i], grads[i], o.maximize, o.weight_decay);
     if (o.momentum != 0) {
       Tensor& buf = momentum_buffers[i];

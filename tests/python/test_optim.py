@@ -470,3 +470,19 @@ def test_parameters_to_vector_and_back():
 
 def test_vector_to_parameters_rejects_non_tensor_like_torch():
     same_outcome(lambda lib: lib.nn.utils.vector_to_parameters([1.0, 2.0], make_model(lib.nn).parameters()))
+
+
+@pytest.mark.parametrize("lib", [torch, tensorplay], ids=["torch", "tensorplay"])
+def test_momentum_step_counts_as_an_inplace_write(lib):
+    """From the second step on, SGD's momentum update is one fused pass; it still bumps the
+    parameter's version, so a graph that saved the old value refuses to backpropagate."""
+    w = lib.ones(3, requires_grad=True)
+    opt = lib.optim.SGD([w], lr=0.1, momentum=0.9)
+    for _ in range(2):
+        opt.zero_grad()
+        (w * w).sum().backward()
+        opt.step()
+    pending = (w * w).sum()  # saves w
+    opt.step()
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        pending.backward()
