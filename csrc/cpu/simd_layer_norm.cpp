@@ -10,31 +10,12 @@
 #include <cmath>
 #include <cstdint>
 
+#include "cpu/simd-inl.h"
 #include "cpu/simd.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tp::cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-
-// The sum of f(x[i]) over a row, in four independent vector accumulators: with one, each add
-// waits for the one before it, and a row in cache is summed at a quarter of the speed.
-template <class D, class F, class FScalar>
-HWY_INLINE float SumRow(D d, const float* x, int64_t n, const F& f, const FScalar& f_scalar) {
-  using V = hn::Vec<D>;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  V acc0 = hn::Zero(d), acc1 = hn::Zero(d), acc2 = hn::Zero(d), acc3 = hn::Zero(d);
-  int64_t i = 0;
-  for (; i + 4 * lanes <= n; i += 4 * lanes) {
-    acc0 = hn::Add(acc0, f(hn::LoadU(d, x + i)));
-    acc1 = hn::Add(acc1, f(hn::LoadU(d, x + i + lanes)));
-    acc2 = hn::Add(acc2, f(hn::LoadU(d, x + i + 2 * lanes)));
-    acc3 = hn::Add(acc3, f(hn::LoadU(d, x + i + 3 * lanes)));
-  }
-  for (; i + lanes <= n; i += lanes) acc0 = hn::Add(acc0, f(hn::LoadU(d, x + i)));
-  float sum = hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Add(acc0, acc1), hn::Add(acc2, acc3))));
-  for (; i < n; ++i) sum += f_scalar(x[i]);
-  return sum;
-}
 
 // Three passes over a row that stays in cache: the mean, the variance around it (two passes, not
 // E[x^2] - E[x]^2, which cancels for rows far from zero), then y = (x - mean) rstd w + b. n >= 1.
@@ -48,10 +29,10 @@ void LayerNormRow(const float* x, float* y, int64_t n, const float* w, const flo
   // would lose their differences to the rounding of a large sum.
   const float origin = x[0];
   const V vorigin = hn::Set(d, origin);
-  const float sum = SumRow(d, x, n, [&](V v) { return hn::Sub(v, vorigin); }, [&](float v) { return v - origin; });
+  const float sum = SumOf(d, x, n, [&](V v) { return hn::Sub(v, vorigin); }, [&](float v) { return v - origin; });
   const float mean = origin + sum / static_cast<float>(n);
   const V vmean = hn::Set(d, mean);
-  const float sq = SumRow(
+  const float sq = SumOf(
       d, x, n, [&](V v) { const V c = hn::Sub(v, vmean); return hn::Mul(c, c); },
       [&](float v) { return (v - mean) * (v - mean); });
   const float rstd = 1.0f / std::sqrt(sq / static_cast<float>(n) + eps);

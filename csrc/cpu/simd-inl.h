@@ -1,0 +1,42 @@
+// Pieces shared by the Highway kernels (csrc/cpu/simd_*.cpp), compiled once per target like them:
+// a file includes this after hwy/foreach_target.h. (The guard below is Highway's per-target one.)
+
+#if defined(TP_CPU_SIMD_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef TP_CPU_SIMD_INL_H_
+#undef TP_CPU_SIMD_INL_H_
+#else
+#define TP_CPU_SIMD_INL_H_
+#endif
+
+#include <hwy/highway.h>
+
+#include <cstdint>
+
+HWY_BEFORE_NAMESPACE();
+namespace tp::cpu::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// The sum of f(x[i]) over a row (f_scalar for the tail), in four independent vector accumulators:
+// with one, each add would wait for the one before it.
+template <class D, class F, class FScalar>
+HWY_INLINE float SumOf(D d, const float* x, int64_t n, const F& f, const FScalar& f_scalar) {
+  using V = hn::Vec<D>;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  V acc0 = hn::Zero(d), acc1 = hn::Zero(d), acc2 = hn::Zero(d), acc3 = hn::Zero(d);
+  int64_t i = 0;
+  for (; i + 4 * lanes <= n; i += 4 * lanes) {
+    acc0 = hn::Add(acc0, f(hn::LoadU(d, x + i)));
+    acc1 = hn::Add(acc1, f(hn::LoadU(d, x + i + lanes)));
+    acc2 = hn::Add(acc2, f(hn::LoadU(d, x + i + 2 * lanes)));
+    acc3 = hn::Add(acc3, f(hn::LoadU(d, x + i + 3 * lanes)));
+  }
+  for (; i + lanes <= n; i += lanes) acc0 = hn::Add(acc0, f(hn::LoadU(d, x + i)));
+  float sum = hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Add(acc0, acc1), hn::Add(acc2, acc3))));
+  for (; i < n; ++i) sum += f_scalar(x[i]);
+  return sum;
+}
+
+}  // namespace tp::cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // TP_CPU_SIMD_INL_H_
