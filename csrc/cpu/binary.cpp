@@ -23,7 +23,7 @@ template <class T> const T& at(const char* p, int64_t i, int64_t stride) {
 template <class Out, class T, class F>
 void zip(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
   using M = opmath_t<T>;
-  if constexpr (std::is_same_v<Out, T> && (std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>)) {
+  if constexpr (std::is_same_v<Out, T> && is_reduced_float(scalar_type_of<T>())) {
     return run_float_rows<T>(strided_loop(out, a, b), [f](float* y, auto in, int64_t n) {
       for (int64_t i = 0; i < n; ++i) y[i] = f(in[0][i], in[1][i]);
     });
@@ -55,7 +55,7 @@ void zip(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
 template <class Out, class T, class F>
 void zip_scalar(const Tensor& out, const Tensor& a, F f) {
   using M = opmath_t<T>;
-  if constexpr (std::is_same_v<Out, T> && (std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>)) {
+  if constexpr (std::is_same_v<Out, T> && is_reduced_float(scalar_type_of<T>())) {
     return run_float_rows<T>(strided_loop(out, a), [f](float* y, auto x, int64_t n) {
       for (int64_t i = 0; i < n; ++i) y[i] = f(x[0][i]);
     });
@@ -147,7 +147,7 @@ void with_binary_fn(BinaryOp op, const Scalar& alpha, Apply apply, ApplyBool app
 void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
   visit_dtype("binary op", a.dtype(), [&](auto t) {
     using T = decltype(t);
-    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>) {
+    if constexpr (FloatRowType<T>) {
       if (op == BinaryOp::GeluBackward || op == BinaryOp::GeluTanhBackward) {
         const bool tanh = op == BinaryOp::GeluTanhBackward;
         return run_float_rows<T>(strided_loop(out, a, b), [tanh](float* y, auto in, int64_t n) {

@@ -14,10 +14,13 @@
 
 namespace tp::cpu {
 
+// The element types run_float_rows takes: float32 and the 16-bit floats.
+template <class T>
+concept FloatRowType = std::is_same_v<T, float> || is_reduced_float(scalar_type_of<T>());
+
 // kernel(out, inputs, n) with out and inputs (N - 1 of them) contiguous float32 rows of n.
-template <class T, size_t N, class Kernel>
+template <FloatRowType T, size_t N, class Kernel>
 void run_float_rows(const StridedLoop<N>& loop, const Kernel& kernel) {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>);
   loop.run([&kernel](auto p, auto s, int64_t n) {
     std::array<const float*, N - 1> inputs;
     if constexpr (std::is_same_v<T, float>) {

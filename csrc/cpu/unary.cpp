@@ -18,7 +18,7 @@ namespace {
 template <class Out, class In, class F>
 void map(const Tensor& out, const Tensor& in, F f) {
   using M = opmath_t<In>;
-  if constexpr (std::is_same_v<Out, In> && (std::is_same_v<In, BFloat16> || std::is_same_v<In, Half>)) {
+  if constexpr (std::is_same_v<Out, In> && is_reduced_float(scalar_type_of<In>())) {
     return run_float_rows<In>(strided_loop(out, in), [f](float* y, auto x, int64_t n) {
       for (int64_t i = 0; i < n; ++i) y[i] = f(x[0][i]);
     });
@@ -40,7 +40,7 @@ void unary_floating(UnaryOp op, const Tensor& out, const Tensor& in, double p0, 
   using M = opmath_t<T>;
   auto m = [&](auto f) { map<T, T>(out, in, f); };
   auto test = [&](auto f) { map<bool, T>(out, in, f); };
-  if constexpr (!std::is_same_v<T, double>) {
+  if constexpr (FloatRowType<T>) {
     if (op == UnaryOp::Gelu || op == UnaryOp::GeluTanh) {
       const bool tanh = op == UnaryOp::GeluTanh;
       return run_float_rows<T>(strided_loop(out, in),

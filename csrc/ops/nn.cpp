@@ -168,7 +168,7 @@ class LayerNormBackward final : public autograd::Node {
     Tensor centered = sub(x, mean(x, normalized_, true));
     Tensor rstd = rsqrt(add(mean(mul(centered, centered), normalized_, true), eps_));
     Tensor normalized = mul(centered, rstd);
-    Tensor g_normalized = weight_saved_ ? mul(g, weight.unpack(*this)) : g;
+    Tensor g_normalized = has_weight ? mul(g, weight.unpack(*this)) : g;
     Tensor grad_input;
     if (needs_input_grad(0)) {  // rstd (g_hat - mean(g_hat) - x_hat mean(g_hat x_hat))
       Tensor centered_grad = sub(g_normalized, mean(g_normalized, normalized_, true));
@@ -184,7 +184,7 @@ class LayerNormBackward final : public autograd::Node {
     weight.release();
   }
   autograd::SavedTensor input, weight;
-  bool weight_saved_ = false;
+  bool has_weight = false;
 
  private:
   Shape normalized_, batch_;
@@ -222,7 +222,7 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::
   if (record) {
     record->input = autograd::SavedTensor(input, false);
     if (weight) record->weight = autograd::SavedTensor(*weight, false);
-    record->weight_saved_ = weight.has_value();
+    record->has_weight = weight.has_value();
   }
   return record.finish(out);
 }
