@@ -11,6 +11,7 @@ import sys
 import tempfile
 
 from benchmarks.cases.common import load, seconds_per_call
+from benchmarks.machine import cpuinfo
 from benchmarks.report import Row, check
 
 TITLE = "1. GEMM, square, one thread"
@@ -74,9 +75,11 @@ def bf16_kernel(lib):
     if not kernels:
         return "no oneDNN call (the library's own kernel)"
     kernel = "; ".join(dict.fromkeys(kernels))
-    # oneDNN names the ISA in its kernel: avx512_core_bf16 or an AMX kernel multiply bfloat16
-    # natively; anything else (gemm:jit on f32, ref, avx2) converts to float32 as it goes.
-    native = "_bf16" in kernel or "amx" in kernel
+    # A kernel that reads bfloat16 multiplies it natively where the CPU has bfloat16 instructions
+    # (oneDNN's "gemm:jit" names no ISA: it is its avx512_core_bf16 GEMM there), unless it is a
+    # reference loop; tensorplay's emulation shows as a float32 kernel.
+    native = all(" on bf16" in k and not k.startswith("ref") for k in kernels) and \
+        bool({"avx512_bf16", "amx_bf16"} & set(cpuinfo().get("flags", "").split()))
     return f"{kernel} ({'native bf16' if native else 'bf16 emulated'})"
 
 

@@ -46,10 +46,16 @@ struct ConvGeometry {
     }
   }
 
-  dnnl::memory::desc src_md() const { return {src, type, dnnl::memory::format_tag::nchw}; }
-  dnnl::memory::desc dst_md() const { return {dst, type, dnnl::memory::format_tag::nchw}; }
-  dnnl::memory::desc weights_md() const {
-    return {weights, type, groups == 1 ? dnnl::memory::format_tag::oihw : dnnl::memory::format_tag::goihw};
+  dnnl::memory::desc src_md(dnnl::memory::format_tag tag = dnnl::memory::format_tag::nchw) const {
+    return {src, type, tag};
+  }
+  dnnl::memory::desc dst_md(dnnl::memory::format_tag tag = dnnl::memory::format_tag::nchw) const {
+    return {dst, type, tag};
+  }
+  dnnl::memory::desc weights_md(dnnl::memory::format_tag tag = dnnl::memory::format_tag::undef) const {
+    if (tag == dnnl::memory::format_tag::undef)
+      tag = groups == 1 ? dnnl::memory::format_tag::oihw : dnnl::memory::format_tag::goihw;
+    return {weights, type, tag};
   }
   dnnl::memory::desc bias_md() const { return {{dst[1]}, type, dnnl::memory::format_tag::x}; }
 
@@ -60,20 +66,19 @@ struct ConvGeometry {
     return k;
   }
 
+  // Every layout left to oneDNN (see onednn::Plan); the bias is a plain vector either way.
   dnnl::convolution_forward::primitive_desc forward_pd(bool with_bias) const {
-    auto desc = with_bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
-                                                            dnnl::algorithm::convolution_direct, src_md(), weights_md(),
-                                                            bias_md(), dst_md(), strides, dilates, padding_l, padding_r)
+    constexpr auto any = dnnl::memory::format_tag::any;
+    auto desc = with_bias ? dnnl::convolution_forward::desc(
+                                dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, src_md(any),
+                                weights_md(any), bias_md(), dst_md(any), strides, dilates, padding_l, padding_r)
                           : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
-                                                            dnnl::algorithm::convolution_direct, src_md(), weights_md(),
-                                                            dst_md(), strides, dilates, padding_l, padding_r);
-    return {desc, onednn::engine()};
+                                                            dnnl::algorithm::convolution_direct, src_md(any),
+                                                            weights_md(any), dst_md(any), strides, dilates, padding_l,
+                                                            padding_r);
+    return {desc, onednn::attributes(), onednn::engine()};
   }
 };
-
-dnnl::memory memory(const dnnl::memory::desc& md, const Tensor& t) {
-  return dnnl::memory(md, onednn::engine(), t.data_ptr());
-}
 
 // A 16-bit primitive that would run oneDNN's reference loops counts as unimplemented (see above).
 template <class PrimitiveDesc>
@@ -85,57 +90,81 @@ const PrimitiveDesc& fast(const PrimitiveDesc& pd, dnnl::memory::data_type type)
 
 Tensor float32(const Tensor& t) { return t.defined() ? t.to(ScalarType::Float32) : t; }
 
-template <class P>
-onednn::PrimitiveCache<P>& cache() {
-  static auto* c = new onednn::PrimitiveCache<P>();
+using PlanPtr = onednn::PlanCache::PlanPtr;
+
+onednn::PlanCache& cache() {
+  static auto* c = new onednn::PlanCache();
   return *c;
+}
+
+// The plan for one convolution and direction (kind), created by make() on first use; null when
+// oneDNN has no fast kernel for it.
+PlanPtr plan(const ConvGeometry& g, int64_t kind, const std::function<PlanPtr()>& make) {
+  if (g.type == dnnl::memory::data_type::undef) return nullptr;
+  return cache().get(g.key(kind), make);
 }
 
 bool onednn_forward(const Tensor& out, const Tensor& in, const Tensor& weight, const Tensor& bias, const Window& w) {
   ConvGeometry g(in, weight, out, w);
-  if (g.type == dnnl::memory::data_type::undef) return false;
-  bool with_bias = bias.defined();
-  auto prim = cache<dnnl::convolution_forward>().get(g.key(with_bias ? 1 : 0), [&] {
-    return dnnl::convolution_forward(fast(g.forward_pd(with_bias), g.type));
+  const bool with_bias = bias.defined();
+  PlanPtr p = plan(g, with_bias ? 1 : 0, [&] {
+    auto pd = fast(g.forward_pd(with_bias), g.type);
+    std::vector<onednn::Plan::Operand> operands{{DNNL_ARG_SRC, g.src_md(), pd.src_desc(), false},
+                                                {DNNL_ARG_WEIGHTS, g.weights_md(), pd.weights_desc(), false},
+                                                {DNNL_ARG_DST, g.dst_md(), pd.dst_desc(), true}};
+    if (with_bias) operands.push_back({DNNL_ARG_BIAS, g.bias_md(), pd.bias_desc(), false});
+    return std::make_shared<const onednn::Plan>(dnnl::convolution_forward(pd), pd, operands);
   });
-  if (!prim) return false;
-  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, memory(g.src_md(), in)},
-                                             {DNNL_ARG_WEIGHTS, memory(g.weights_md(), weight)},
-                                             {DNNL_ARG_DST, memory(g.dst_md(), out)}};
-  if (with_bias) args.emplace(DNNL_ARG_BIAS, memory(g.bias_md(), bias));
-  onednn::execute(*prim, args);
+  if (!p) return false;
+  std::unordered_map<int, void*> data{{DNNL_ARG_SRC, in.data_ptr()}, {DNNL_ARG_WEIGHTS, weight.data_ptr()},
+                                      {DNNL_ARG_DST, out.data_ptr()}};
+  if (with_bias) data.emplace(DNNL_ARG_BIAS, bias.data_ptr());
+  p->execute(data);
   return true;
 }
 
 bool onednn_input_grad(const Tensor& grad_in, const Tensor& grad_out, const Tensor& weight, const Window& w) {
   ConvGeometry g(grad_in, weight, grad_out, w);
-  if (g.type == dnnl::memory::data_type::undef) return false;
-  auto prim = cache<dnnl::convolution_backward_data>().get(g.key(2), [&] {
-    dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, g.src_md(), g.weights_md(),
-                                               g.dst_md(), g.strides, g.dilates, g.padding_l, g.padding_r);
-    return dnnl::convolution_backward_data(fast(
-        dnnl::convolution_backward_data::primitive_desc(desc, onednn::engine(), g.forward_pd(false)), g.type));
+  PlanPtr p = plan(g, 2, [&] {
+    constexpr auto any = dnnl::memory::format_tag::any;
+    dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, g.src_md(any),
+                                               g.weights_md(any), g.dst_md(any), g.strides, g.dilates, g.padding_l,
+                                               g.padding_r);
+    auto pd = fast(dnnl::convolution_backward_data::primitive_desc(desc, onednn::attributes(), onednn::engine(),
+                                                                   g.forward_pd(false)),
+                   g.type);
+    return std::make_shared<const onednn::Plan>(
+        dnnl::convolution_backward_data(pd), pd,
+        std::vector<onednn::Plan::Operand>{{DNNL_ARG_DIFF_DST, g.dst_md(), pd.diff_dst_desc(), false},
+                                           {DNNL_ARG_WEIGHTS, g.weights_md(), pd.weights_desc(), false},
+                                           {DNNL_ARG_DIFF_SRC, g.src_md(), pd.diff_src_desc(), true}});
   });
-  if (!prim) return false;
-  onednn::execute(*prim, {{DNNL_ARG_DIFF_SRC, memory(g.src_md(), grad_in)},
-                          {DNNL_ARG_WEIGHTS, memory(g.weights_md(), weight)},
-                          {DNNL_ARG_DIFF_DST, memory(g.dst_md(), grad_out)}});
+  if (!p) return false;
+  p->execute({{DNNL_ARG_DIFF_DST, grad_out.data_ptr()}, {DNNL_ARG_WEIGHTS, weight.data_ptr()},
+              {DNNL_ARG_DIFF_SRC, grad_in.data_ptr()}});
   return true;
 }
 
 bool onednn_weight_grad(const Tensor& grad_weight, const Tensor& grad_out, const Tensor& in, const Window& w) {
   ConvGeometry g(in, grad_weight, grad_out, w);
-  if (g.type == dnnl::memory::data_type::undef) return false;
-  auto prim = cache<dnnl::convolution_backward_weights>().get(g.key(3), [&] {
-    dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, g.src_md(), g.weights_md(),
-                                                  g.dst_md(), g.strides, g.dilates, g.padding_l, g.padding_r);
-    return dnnl::convolution_backward_weights(fast(
-        dnnl::convolution_backward_weights::primitive_desc(desc, onednn::engine(), g.forward_pd(false)), g.type));
+  PlanPtr p = plan(g, 3, [&] {
+    constexpr auto any = dnnl::memory::format_tag::any;
+    dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, g.src_md(any),
+                                                  g.weights_md(any), g.dst_md(any), g.strides, g.dilates,
+                                                  g.padding_l, g.padding_r);
+    auto pd =
+        fast(dnnl::convolution_backward_weights::primitive_desc(desc, onednn::attributes(), onednn::engine(),
+                                                                g.forward_pd(false)),
+             g.type);
+    return std::make_shared<const onednn::Plan>(
+        dnnl::convolution_backward_weights(pd), pd,
+        std::vector<onednn::Plan::Operand>{{DNNL_ARG_SRC, g.src_md(), pd.src_desc(), false},
+                                           {DNNL_ARG_DIFF_DST, g.dst_md(), pd.diff_dst_desc(), false},
+                                           {DNNL_ARG_DIFF_WEIGHTS, g.weights_md(), pd.diff_weights_desc(), true}});
   });
-  if (!prim) return false;
-  onednn::execute(*prim, {{DNNL_ARG_SRC, memory(g.src_md(), in)},
-                          {DNNL_ARG_DIFF_WEIGHTS, memory(g.weights_md(), grad_weight)},
-                          {DNNL_ARG_DIFF_DST, memory(g.dst_md(), grad_out)}});
+  if (!p) return false;
+  p->execute({{DNNL_ARG_SRC, in.data_ptr()}, {DNNL_ARG_DIFF_DST, grad_out.data_ptr()},
+              {DNNL_ARG_DIFF_WEIGHTS, grad_weight.data_ptr()}});
   return true;
 }
 

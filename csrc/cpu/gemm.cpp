@@ -23,8 +23,8 @@ dnnl::memory::desc memory_desc(const Tensor& t) {
   return dnnl::memory::desc(dims, onednn::data_type(t.dtype()), strides);
 }
 
-onednn::PrimitiveCache<dnnl::matmul>& matmul_cache() {
-  static auto* cache = new onednn::PrimitiveCache<dnnl::matmul>();
+onednn::PlanCache& matmul_cache() {
+  static auto* cache = new onednn::PlanCache();
   return *cache;
 }
 
@@ -61,8 +61,8 @@ bool onednn_gemm(const Tensor& out, const Tensor& a, const Tensor& b, float beta
     key.insert(key.end(), t->sizes().begin(), t->sizes().end());
     key.insert(key.end(), t->strides().begin(), t->strides().end());
   }
-  auto prim = matmul_cache().get(key, [&] {
-    dnnl::primitive_attr attr;
+  auto plan = matmul_cache().get(key, [&] {
+    dnnl::primitive_attr attr = onednn::attributes();
     if (alpha != 1) attr.set_output_scales(0, {alpha});
     if (beta != 0) {
       dnnl::post_ops ops;
@@ -71,15 +71,18 @@ bool onednn_gemm(const Tensor& out, const Tensor& a, const Tensor& b, float beta
     }
     auto desc = bias.defined() ? dnnl::matmul::desc(memory_desc(a), memory_desc(b), bias_desc(bias), memory_desc(out))
                                : dnnl::matmul::desc(memory_desc(a), memory_desc(b), memory_desc(out));
-    return dnnl::matmul(dnnl::matmul::primitive_desc(desc, attr, onednn::engine()));
+    dnnl::matmul::primitive_desc pd(desc, attr, onednn::engine());
+    std::vector<onednn::Plan::Operand> operands{{DNNL_ARG_SRC, memory_desc(a), memory_desc(a), false},
+                                                {DNNL_ARG_WEIGHTS, memory_desc(b), memory_desc(b), false},
+                                                {DNNL_ARG_DST, memory_desc(out), memory_desc(out), true}};
+    if (bias.defined()) operands.push_back({DNNL_ARG_BIAS, bias_desc(bias), bias_desc(bias), false});
+    return std::make_shared<const onednn::Plan>(dnnl::matmul(pd), pd, operands);
   });
-  if (!prim) return false;
-  auto& engine = onednn::engine();
-  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, dnnl::memory(memory_desc(a), engine, a.data_ptr())},
-                                             {DNNL_ARG_WEIGHTS, dnnl::memory(memory_desc(b), engine, b.data_ptr())},
-                                             {DNNL_ARG_DST, dnnl::memory(memory_desc(out), engine, out.data_ptr())}};
-  if (bias.defined()) args.emplace(DNNL_ARG_BIAS, dnnl::memory(bias_desc(bias), engine, bias.data_ptr()));
-  onednn::execute(*prim, args);
+  if (!plan) return false;
+  std::unordered_map<int, void*> data{{DNNL_ARG_SRC, a.data_ptr()}, {DNNL_ARG_WEIGHTS, b.data_ptr()},
+                                      {DNNL_ARG_DST, out.data_ptr()}};
+  if (bias.defined()) data.emplace(DNNL_ARG_BIAS, bias.data_ptr());
+  plan->execute(data);
   return true;
 }
 

@@ -1,13 +1,14 @@
 #pragma once
 // What the oneDNN-backed kernels (gemm.cpp, conv.cpp) share: the engine, dtype mapping, and a
-// cache of primitives. oneDNN picks its kernels when a primitive is created, from the CPU it
-// finds at run time; creating one costs far more than running it, so each is built once per
-// shape, layout and dtype and then reused.
+// cache of primitives with their operands' layouts (plans). oneDNN picks its kernels when a
+// primitive is created, from the CPU it finds at run time; creating one costs far more than
+// running it, so each is built once per shape, layout and dtype and then reused.
 
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <functional>
 #include <list>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
@@ -23,8 +24,44 @@ dnnl::engine& engine();
 // f32, bf16 and f16 map to oneDNN types; anything else to undef.
 dnnl::memory::data_type data_type(ScalarType t);
 
-// Runs a primitive on the calling thread's stream, sized to tensorplay's thread count.
-void execute(const dnnl::primitive& p, const std::unordered_map<int, dnnl::memory>& args);
+// The attributes every primitive is created with. Its scratch memory is the caller's to pass
+// (Plan::execute does): in oneDNN's default mode, one scratchpad is shared by all primitives
+// and a primitive may only run on the thread that created it, but the cache below hands one
+// primitive to every thread.
+dnnl::primitive_attr attributes();
+
+// A primitive, created with attributes(), and its operands: each with the layout of tensorplay's
+// tensor (plain strides) and the one the primitive was created for. Where they differ, as when a
+// primitive is created with format_tag::any, the operand is reordered around each call: oneDNN's
+// fast convolutions want blocked layouts (channels in blocks of 16 on AVX-512, of 8 on AVX2) and
+// on plain NCHW fall back to im2col and GEMM, 2-3x slower on the demo CNN.
+class Plan {
+ public:
+  struct Operand {
+    int arg;                           // DNNL_ARG_*
+    dnnl::memory::desc plain, chosen;  // the tensor's layout, the primitive's
+    bool output;
+  };
+  Plan(dnnl::primitive primitive, const dnnl::primitive_desc_base& pd, const std::vector<Operand>& operands);
+
+  // Runs the primitive on the tensors' data, given by DNNL_ARG_* of each operand, on the calling
+  // thread with tensorplay's thread count: inputs are reordered into the primitive's layouts
+  // first, outputs out of them after.
+  void execute(const std::unordered_map<int, void*>& data) const;
+
+ private:
+  struct Reorder {
+    dnnl::reorder primitive;
+    size_t scratchpad_bytes;
+  };
+  struct Step {
+    Operand operand;
+    std::optional<Reorder> reorder;  // none when the layouts agree
+  };
+  dnnl::primitive primitive_;
+  size_t scratchpad_bytes_;
+  std::vector<Step> steps_;
+};
 
 using Key = std::vector<int64_t>;
 
@@ -36,39 +73,40 @@ struct KeyHash {
   }
 };
 
-// An LRU cache; an empty optional records that oneDNN has no implementation for a key.
-template <class Primitive>
-class PrimitiveCache {
+// An LRU cache of plans; a null plan records that oneDNN has no implementation for a key.
+class PlanCache {
  public:
-  // Returns the cached primitive for key, creating it with make() (which may throw dnnl::error
-  // for an unimplemented combination) on first use.
-  std::optional<Primitive> get(const Key& key, const std::function<Primitive()>& make) {
+  using PlanPtr = std::shared_ptr<const Plan>;
+
+  // Returns the cached plan for key, creating it with make() (which may throw dnnl::error for an
+  // unimplemented combination) on first use.
+  PlanPtr get(const Key& key, const std::function<PlanPtr()>& make) {
     std::lock_guard lock(mutex_);
     if (auto it = index_.find(key); it != index_.end()) {
       entries_.splice(entries_.begin(), entries_, it->second);
       return it->second->second;
     }
-    std::optional<Primitive> prim;
+    PlanPtr plan;
     try {
-      prim = make();
+      plan = make();
     } catch (const dnnl::error&) {
-      prim.reset();
+      plan.reset();
     }
-    entries_.emplace_front(key, prim);
+    entries_.emplace_front(key, plan);
     index_[key] = entries_.begin();
     if (entries_.size() > kCapacity) {
       index_.erase(entries_.back().first);
       entries_.pop_back();
     }
-    return prim;
+    return plan;
   }
 
  private:
   static constexpr size_t kCapacity = 512;
-  using Entry = std::pair<Key, std::optional<Primitive>>;
+  using Entry = std::pair<Key, PlanPtr>;
   std::mutex mutex_;
   std::list<Entry> entries_;
-  std::unordered_map<Key, typename std::list<Entry>::iterator, KeyHash> index_;
+  std::unordered_map<Key, std::list<Entry>::iterator, KeyHash> index_;
 };
 
 }  // namespace tp::cpu::onednn

@@ -54,14 +54,15 @@ HWY_INLINE void TanhInner(D d, V x, V& t, V& slope) {
   slope = hn::Mul(hn::Set(d, kBeta), hn::MulAdd(hn::Set(d, 3.0f * kKappa), x2, hn::Set(d, 1.0f)));
 }
 
-// 0.5 x (1 + erf(x / sqrt 2)), or 0.5 x (1 + tanh(u)).
+// 0.5 x (1 + erf(x / sqrt 2)), or 0.5 x (1 + tanh(u)), as one rounding of 0.5 x t + 0.5 x. Where
+// that is 0 (x = -0, or a tail where t = -1) it takes x's sign, as PyTorch's product does.
 template <class D, class V = hn::Vec<D>>
 HWY_INLINE V Gelu(D d, V x, bool tanh) {
   const V half_x = hn::Mul(x, hn::Set(d, 0.5f));
   V t, slope;
   if (tanh) TanhInner(d, x, t, slope);
   else t = Erf(d, hn::Mul(x, hn::Set(d, kInvSqrt2)));
-  return hn::MulAdd(half_x, t, half_x);
+  return hn::CopySign(hn::MulAdd(half_x, t, half_x), x);
 }
 
 // g * gelu'(x): gelu' = cdf(x) + x pdf(x) of the standard normal distribution, or, for the tanh

@@ -299,10 +299,19 @@ def unary(name, domain=(-3, 3), **kw):
     return Op(name, unary_samples, domain=domain, inplace=True, **kw)
 
 
-def functional(name, **kw):
+def functional(name, torch_fn=None, **kw):
     """An op that torch has only in torch.nn.functional and tensorplay at module level."""
     return Op(name, unary_samples, fn=lambda m, x, **k: getattr(m, name)(x, **k),
-              torch_fn=lambda m, x, **k: getattr(m.nn.functional, name)(x, **k), **kw)
+              torch_fn=torch_fn or (lambda m, x, **k: getattr(m.nn.functional, name)(x, **k)), **kw)
+
+
+def torch_gelu_through_float64(m, x, **kwargs):
+    """torch's float32 and bfloat16 gelu on AVX-512 returns NaN for +inf inside a vector (its
+    float64 kernel and its scalar tail return inf, the limit, as tensorplay does): the reference
+    for floating inputs is torch's float64 gelu, rounded to their dtype."""
+    if isinstance(x, m.Tensor) and x.is_floating_point():
+        return m.nn.functional.gelu(x.double(), **kwargs).to(x.dtype)
+    return m.nn.functional.gelu(x, **kwargs)
 
 
 def clamp_tensor_samples(mk):
@@ -349,7 +358,7 @@ UNARY = [
     unary("trunc"),
     unary("relu"),
     functional("silu"),
-    functional("gelu"),
+    functional("gelu", torch_fn=torch_gelu_through_float64),
     functional("gelu", label="gelu.tanh", kwargs={"approximate": "tanh"}),
     functional("softplus"),
     functional("softplus", label="softplus.beta2", kwargs={"beta": 2, "threshold": 3}),

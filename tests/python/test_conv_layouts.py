@@ -1,0 +1,106 @@
+"""Convolutions through oneDNN's blocked layouts (csrc/cpu/conv.cpp: each primitive takes the
+layouts oneDNN prefers, and operands are reordered from and to NCHW around it), forward and both
+gradients, in float32 and the 16-bit dtypes, over geometries whose channel counts fill a block of
+16, fall short of one, or straddle two. The oracle is float64 on the same (rounded) inputs: a
+16-bit result may differ from it by its own rounding and float32 accumulation, nothing more."""
+
+import numpy as np
+import pytest
+
+import tensorplay as tp
+
+# (N, C, H, W), (O, C / groups, R, S), stride, padding, dilation, groups
+GEOMETRIES = {
+    "demo_first_layer": ((4, 1, 28, 28), (32, 1, 3, 3), 1, 0, 1, 1),
+    "demo_second_layer": ((4, 32, 13, 13), (64, 32, 3, 3), 1, 0, 1, 1),
+    "odd_channels_padded": ((3, 5, 9, 7), (7, 5, 3, 3), 1, 1, 1, 1),
+    "channels_straddle_blocks": ((2, 20, 8, 8), (24, 20, 3, 3), 2, 1, 1, 1),
+    "dilated_rectangular": ((2, 16, 10, 12), (16, 16, 2, 3), (1, 2), (2, 0), (2, 1), 1),
+    "grouped": ((2, 32, 8, 8), (32, 8, 3, 3), 1, 1, 1, 4),
+    "pointwise_batch_1": ((1, 48, 5, 5), (16, 48, 1, 1), 1, 0, 1, 1),
+}
+
+TOLERANCE = {"float32": 1e-5, "bfloat16": 1e-2, "float16": 2e-3}
+
+
+def rounded(rng, shape, dtype):
+    """Random values already representable in dtype, as float64, and the tensor holding them."""
+    t = tp.tensor(rng.standard_normal(shape).astype(np.float32)).to(getattr(tp, dtype))
+    return t.double().numpy(), t
+
+
+def reference_conv(x, w, b, stride, padding, dilation, groups):
+    """conv2d in float64 by explicit windows: the oracle."""
+    (sh, sw), (ph, pw), (dh, dw) = (v if isinstance(v, tuple) else (v, v) for v in (stride, padding, dilation))
+    n, c, h, wd = x.shape
+    o, cg, r, s = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+    p = (h + 2 * ph - dh * (r - 1) - 1) // sh + 1
+    q = (wd + 2 * pw - dw * (s - 1) - 1) // sw + 1
+    out = np.zeros((n, o, p, q))
+    og = o // groups
+    for g in range(groups):
+        xs = xp[:, g * cg:(g + 1) * cg]
+        for i in range(r):
+            for j in range(s):
+                patch = xs[:, :, i * dh:i * dh + sh * p:sh, j * dw:j * dw + sw * q:sw]  # n, cg, p, q
+                out[:, g * og:(g + 1) * og] += np.einsum("ncpq,oc->nopq", patch, w[g * og:(g + 1) * og, :, i, j])
+    return out + b[None, :, None, None]
+
+
+def assert_close(got, want, dtype):
+    tol = TOLERANCE[dtype]
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.abs(want).max())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+@pytest.mark.parametrize("name", GEOMETRIES)
+def test_conv2d_and_its_gradients_match_float64(name, dtype):
+    in_shape, w_shape, stride, padding, dilation, groups = GEOMETRIES[name]
+    rng = np.random.default_rng(sorted(GEOMETRIES).index(name))
+    x64, x = rounded(rng, in_shape, dtype)
+    w64, w = rounded(rng, w_shape, dtype)
+    b64, b = rounded(rng, (w_shape[0],), dtype)
+    x.requires_grad_(), w.requires_grad_()
+    out = tp.nn.functional.conv2d(x, w, b, stride=stride, padding=padding, dilation=dilation, groups=groups)
+    assert out.dtype == getattr(tp, dtype)
+    assert_close(out.detach().double().numpy(), reference_conv(x64, w64, b64, stride, padding, dilation, groups), dtype)
+
+    g64, g = rounded(rng, tuple(out.shape), dtype)
+    out.backward(g)
+    assert x.grad.dtype == w.grad.dtype == getattr(tp, dtype)
+    # The gradients' oracle is the float64 path (direct loops, no oneDNN), itself checked against
+    # reference_conv by the test below.
+    x64t = tp.tensor(x64, requires_grad=True)
+    w64t = tp.tensor(w64, requires_grad=True)
+    ref = tp.nn.functional.conv2d(x64t, w64t, None, stride=stride, padding=padding, dilation=dilation, groups=groups)
+    ref.backward(tp.tensor(g64))
+    assert_close(x.grad.double().numpy(), x64t.grad.numpy(), dtype)
+    assert_close(w.grad.double().numpy(), w64t.grad.numpy(), dtype)
+
+
+def test_float64_gradients_agree_with_the_reference_convolution():
+    """The float64 path the test above trusts for gradients (direct loops, no oneDNN) against the
+    explicit-window oracle, by the identity <g, conv(x, w)> = <grad_x, x> for a linear map."""
+    in_shape, w_shape, stride, padding, dilation, groups = GEOMETRIES["grouped"]
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal(in_shape), rng.standard_normal(w_shape)
+    xt, wt = tp.tensor(x, requires_grad=True), tp.tensor(w, requires_grad=True)
+    out = tp.nn.functional.conv2d(xt, wt, None, stride=stride, padding=padding, groups=groups)
+    np.testing.assert_allclose(out.detach().numpy(), reference_conv(x, w, np.zeros(w_shape[0]), stride, padding,
+                                                                    dilation, groups), rtol=1e-12, atol=1e-12)
+    g = rng.standard_normal(tuple(out.shape))
+    out.backward(tp.tensor(g))
+    total = float((g * out.detach().numpy()).sum())
+    np.testing.assert_allclose(float((xt.grad.numpy() * x).sum()), total, rtol=1e-10)
+    np.testing.assert_allclose(float((wt.grad.numpy() * w).sum()), total, rtol=1e-10)
+
+
+def test_conv2d_reuses_its_plan_across_batch_sizes_and_calls():
+    """Plans are cached per geometry: a second batch size gets its own, and the first still
+    answers the same afterwards."""
+    w = tp.randn(16, 8, 3, 3)
+    first = tp.randn(2, 8, 6, 6)
+    want = tp.nn.functional.conv2d(first, w).numpy()
+    tp.nn.functional.conv2d(tp.randn(5, 8, 6, 6), w)
+    np.testing.assert_array_equal(tp.nn.functional.conv2d(first, w).numpy(), want)
