@@ -28,20 +28,33 @@ onednn::PlanCache& matmul_cache() {
   return *cache;
 }
 
+// Whether oneDNN runs its AVX2 GEMM, which reads operands of the MLP's sizes in place: rows that
+// lie a multiple of 1 KiB apart fall into the same cache sets and evict one another there (a
+// 256x512x512 float32 product ran at 60-70% of its speed with padded rows, a leading dimension of
+// 1024 floats at 35-50%). Its AVX-512 kernels copy operands into blocks of their own and run as
+// fast on such rows (measured on Zen 4).
+bool rows_alias_in_cache() {
+  static const bool avx2 = [] {
+    using isa = dnnl::cpu_isa;
+    const isa effective = dnnl::get_effective_cpu_isa();
+    return effective == isa::avx2 || effective == isa::avx2_vnni || effective == isa::avx || effective == isa::sse41;
+  }();
+  return avx2;
+}
+
 // An operand as oneDNN gets it: in dtype (a conversion keeps the operand's layout, so that it
-// reads and writes whole rows), with one of its two matrix strides 1 (oneDNN wants that), and
-// with a leading dimension that is not a multiple of 1 KiB. oneDNN's float32 GEMM on
-// AVX2 reads operands of the MLP's sizes in place, and rows 1 KiB apart fall into the same cache
-// sets and evict one another: a 256x512x512 product ran at 60-70% of its speed with padded rows,
-// a leading dimension of 1024 floats at 35-50%. Such an operand is copied to rows 64 bytes
-// longer, which costs a few percent of the product it speeds up.
+// reads and writes whole rows), with one of its two matrix strides 1 (oneDNN wants that), and,
+// where rows_alias_in_cache(), with a leading dimension that is not a multiple of 1 KiB: such an
+// operand is copied to rows 64 bytes longer, which costs a few percent of the product it speeds
+// up.
 Tensor gemm_operand(const Tensor& t, ScalarType dtype) {
   const bool dense = t.stride(2) == 1 || t.stride(1) == 1;
   const bool by_rows = t.stride(2) == 1 || !dense;  // the copy below is made row by row
   const Tensor lines = by_rows ? t : transpose(t, 1, 2);  // walked with a stride of ld
   const int64_t ld = lines.stride(1);
   constexpr int64_t kAliasing = 1024, kPadding = 64, kMinLines = 64;
-  const bool aliasing = lines.size(1) >= kMinLines && (ld * itemsize(dtype)) % kAliasing == 0 && t.stride(0) != 0;
+  const bool aliasing = rows_alias_in_cache() && lines.size(1) >= kMinLines && (ld * itemsize(dtype)) % kAliasing == 0 &&
+                        t.stride(0) != 0;
   if (dense && !aliasing && t.dtype() == dtype) return t;
   const int64_t line = lines.size(2), padded = aliasing ? line + kPadding / itemsize(dtype) : line;
   Tensor buffer = narrow(empty({t.size(0), lines.size(1), padded}, dtype, t.device()), 2, 0, line);

@@ -1,9 +1,11 @@
 // Optimizer updates fused into one pass over a parameter's tensors. The op-by-op update reads and
 // writes the momentum buffer twice and the parameter once more; fused, each is read and written
-// once, which is what a memory-bound step costs.
+// once, which is what a memory-bound step costs. float32 runs the SIMD kernel (simd_sgd.cpp);
+// float64 (gradient checks) the same sequence one element at a time.
 
 #include "cpu/backend.h"
 #include "cpu/loop.h"
+#include "cpu/simd.h"
 
 namespace tp::cpu {
 
@@ -12,7 +14,15 @@ void CpuBackend::sgd_momentum_step(const Tensor& param, const Tensor& grad, cons
                                    bool maximize) {
   visit_dtype<DTypes::Floating>("sgd", param.dtype(), [&](auto t) {
     using T = decltype(t);
-    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    if constexpr (std::is_same_v<T, float>) {
+      const simd::SgdMomentum o{static_cast<float>(weight_decay), static_cast<float>(momentum),
+                                static_cast<float>(1 - dampening), static_cast<float>(-lr), nesterov, maximize};
+      float* p = static_cast<float*>(param.data_ptr());
+      const float* g = static_cast<const float*>(grad.data_ptr());
+      float* b = static_cast<float*>(buf.data_ptr());
+      parallel_for(0, param.numel(), kGrain,
+                   [&](int64_t lo, int64_t hi) { simd::sgd_momentum_row(p + lo, g + lo, b + lo, hi - lo, o); });
+    } else if constexpr (std::is_same_v<T, double>) {
       T* p = static_cast<T*>(param.data_ptr());
       const T* g = static_cast<const T*>(grad.data_ptr());
       T* b = static_cast<T*>(buf.data_ptr());

@@ -32,4 +32,13 @@ void gelu_row(const float* x, float* y, int64_t n, bool tanh);
 // out = g * gelu'(x) over n contiguous floats; out may be g or x.
 void gelu_backward_row(const float* g, const float* x, float* out, int64_t n, bool tanh);
 
+// SGD with momentum over n contiguous floats (a parameter, its gradient and its momentum buffer),
+// rounded as CpuBackend::sgd_momentum_step's op sequence is. The factors are in float32 as that
+// sequence's ops hold them: weight_decay, momentum, 1 - dampening and -lr.
+struct SgdMomentum {
+  float weight_decay, momentum, keep, step;
+  bool nesterov, maximize;
+};
+void sgd_momentum_row(float* param, const float* grad, float* buf, int64_t n, const SgdMomentum& o);
+
 }  // namespace tp::cpu::simd
