@@ -43,7 +43,7 @@ class CpuBackend final : public Backend {
   void conv2d_weight_grad(const Tensor& grad_weight, const Tensor& grad_out, const Tensor& in, const Window& w) override;
 
   void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& in, const Window& w) override;
-  void max_pool2d_grad(const Tensor& grad_in, const Tensor& grad_out, const Tensor& indices) override;
+  void max_pool2d_grad(const Tensor& grad_in, const Tensor& grad_out, const Tensor& indices, const Window& w) override;
   void avg_pool2d(const Tensor& out, const Tensor& in, const Window& w, bool count_include_pad,
                   std::optional<int64_t> divisor) override;
   void avg_pool2d_grad(const Tensor& grad_in, const Tensor& grad_out, const Window& w, bool count_include_pad,

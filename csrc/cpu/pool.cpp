@@ -6,7 +6,9 @@
 #include <vector>
 
 #include "cpu/backend.h"
+#include "cpu/convert.h"
 #include "cpu/loop.h"
+#include "cpu/simd.h"
 
 namespace tp::cpu {
 
@@ -54,27 +56,6 @@ void max_row(const M* __restrict x, I offset, int64_t step, int64_t first, int64
   }
 }
 
-// The 2x2 pool with stride 2 (VGG's, LeNet's), whose windows are all inside the input: each output
-// row reads two input rows in one pass, the four candidates in row-major order.
-template <class I, class M>
-void max_pool_2x2_row(const M* __restrict top, const M* __restrict bottom, I row, I width, int64_t n,
-                      M* __restrict best, I* __restrict best_at) {
-  for (int64_t q = 0; q < n; ++q) {
-    M b = top[2 * q];
-    I at = static_cast<I>(row + 2 * q);
-    auto consider = [&](M v, I i) {
-      const bool take = (v > b) | (v != v);
-      b = take ? v : b;
-      at = take ? i : at;
-    };
-    consider(top[2 * q + 1], static_cast<I>(row + 2 * q + 1));
-    consider(bottom[2 * q], static_cast<I>(row + width + 2 * q));
-    consider(bottom[2 * q + 1], static_cast<I>(row + width + 2 * q + 1));
-    best[q] = b;
-    best_at[q] = at;
-  }
-}
-
 // The windows of output row p, one kernel position at a time (see CpuBackend::max_pool2d).
 template <class I, class M>
 void max_pool_row(const M* x, int64_t p, const Planes& d, const Window& w,
@@ -105,21 +86,35 @@ void max_pool_row(const M* x, int64_t p, const Planes& d, const Window& w,
   }
 }
 
-// The max pool of one plane x (H x W, in the compute type M) into y and idx (P x Q).
-template <class I, class T, class M>
-void max_pool_plane(const M* x, T* y, int64_t* idx, const Planes& d, const Window& w, bool pool_2x2,
-                    const std::vector<std::pair<int64_t, int64_t>>& columns, M* best, I* best_at) {
-  for (int64_t p = 0; p < d.P; ++p) {
-    if (pool_2x2) {
-      const M* top = x + 2 * p * d.W;
-      max_pool_2x2_row(top, top + d.W, static_cast<I>(2 * p * d.W), static_cast<I>(d.W), d.Q, best, best_at);
-    } else {
-      max_pool_row(x, p, d, w, columns, best, best_at);
-    }
-    for (int64_t q = 0; q < d.Q; ++q) {
-      y[p * d.Q + q] = static_cast<T>(best[q]);
-      idx[p * d.Q + q] = best_at[q];
-    }
+// Whether the windows tile the plane: kernel == stride, no padding or dilation, and no window
+// sticking out of the input (ceil_mode's last one may). Each input element then lies in at most
+// one window (the ones past the last window in none).
+bool windows_tile(const Window& w, const Planes& d) {
+  return w.kernel == w.stride && w.padding == std::array<int64_t, 2>{0, 0} &&
+         w.dilation == std::array<int64_t, 2>{1, 1} && d.P * w.kernel[0] <= d.H && d.Q * w.kernel[1] <= d.W;
+}
+
+// A plane of T in the compute type M: the plane itself where they agree, else widened into buf.
+template <class T, class M>
+const M* widened(const T* x, int64_t n, std::vector<M>& buf) {
+  if constexpr (std::is_same_v<T, M>) {
+    return x;
+  } else {
+    buf.resize(n);
+    convert_n(x, buf.data(), n);
+    return buf.data();
+  }
+}
+
+// One input row of a tiled plane's gradient, at plane position `base`, inside windows [0, n) of
+// width kw: each element is its window's gradient g[q] where the window's maximum lies there
+// (at[q]), else 0. (The 2x2 pool has a SIMD row of its own.)
+template <class M>
+void tile_row(M* row, const M* g, const int64_t* at, int64_t base, int64_t kw, int64_t n) {
+  std::fill(row, row + n * kw, M(0));
+  for (int64_t q = 0; q < n; ++q) {
+    const int64_t where = at[q] - base - q * kw;  // in [0, kw) when the maximum is in this row
+    if (where >= 0 && where < kw) row[q * kw + where] = g[q];
   }
 }
 
@@ -129,7 +124,9 @@ void max_pool_plane(const M* x, T* y, int64_t* idx, const Planes& d, const Windo
 // holds that position inside the input, so the inner loop has no bounds checks. Each window still
 // sees its elements in row-major order: the first maximum wins a tie, and a NaN wins over numbers
 // (the last NaN, as PyTorch's kernel keeps). A window starts at -inf and at its first element, as
-// in PyTorch, so a window of -infs points at its first. 16-bit planes are widened to float first.
+// in PyTorch, so a window of -infs points at its first. The 2x2 pool with stride 2 runs the SIMD
+// row (simd_pool.cpp) on float32 planes whose positions fit int32. 16-bit planes are widened to
+// float first and their maxima rounded back, which is exact.
 void CpuBackend::max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& in, const Window& w) {
   visit_dtype<DTypes::Floating>("max_pool2d", in.dtype(), [&](auto t) {
     using T = decltype(t);
@@ -145,52 +142,89 @@ void CpuBackend::max_pool2d(const Tensor& out, const Tensor& indices, const Tens
       columns[s] = {first, last};
     }
     const bool small_planes = d.H * d.W <= std::numeric_limits<int32_t>::max();
-    const bool pool_2x2 = w.kernel == std::array<int64_t, 2>{2, 2} && w.stride == std::array<int64_t, 2>{2, 2} &&
-                          w.padding == std::array<int64_t, 2>{0, 0} && w.dilation == std::array<int64_t, 2>{1, 1} &&
-                          2 * d.P <= d.H && 2 * d.Q <= d.W;  // (ceil_mode's last window may stick out)
+    const bool simd_2x2 = std::is_same_v<M, float> && small_planes && windows_tile(w, d) &&
+                          w.kernel == std::array<int64_t, 2>{2, 2};
     const T* x = static_cast<const T*>(in.data_ptr());
     T* y = static_cast<T*>(out.data_ptr());
     int64_t* idx = static_cast<int64_t*>(indices.data_ptr());
     parallel_for(0, d.planes, 1, [&](int64_t lo, int64_t hi) {
-      std::vector<M> best(d.Q), wide(std::is_same_v<T, M> ? 0 : d.H * d.W);
+      std::vector<M> wide, best(d.Q);
       std::vector<int32_t> at32(small_planes ? d.Q : 0);
       std::vector<int64_t> at64(small_planes ? 0 : d.Q);
       for (int64_t plane = lo; plane < hi; ++plane) {
-        const T* xp = x + plane * d.H * d.W;
-        const M* src;
-        if constexpr (std::is_same_v<T, M>) {
-          src = xp;
-        } else {
-          for (int64_t i = 0; i < d.H * d.W; ++i) wide[i] = static_cast<M>(xp[i]);
-          src = wide.data();
-        }
+        const M* src = widened(x + plane * d.H * d.W, d.H * d.W, wide);
         T* yp = y + plane * d.P * d.Q;
         int64_t* ip = idx + plane * d.P * d.Q;
-        if (small_planes)
-          max_pool_plane(src, yp, ip, d, w, pool_2x2, columns, best.data(), at32.data());
-        else
-          max_pool_plane(src, yp, ip, d, w, pool_2x2, columns, best.data(), at64.data());
+        for (int64_t p = 0; p < d.P; ++p) {
+          if constexpr (std::is_same_v<M, float>) {
+            if (simd_2x2) {
+              simd::max_pool_2x2_row(src + 2 * p * d.W, d.W, 2 * p * d.W, d.Q, best.data(), ip + p * d.Q);
+              convert_n(best.data(), yp + p * d.Q, d.Q);
+              continue;
+            }
+          }
+          if (small_planes) {
+            max_pool_row(src, p, d, w, columns, best.data(), at32.data());
+            std::copy(at32.begin(), at32.end(), ip + p * d.Q);
+          } else {
+            max_pool_row(src, p, d, w, columns, best.data(), at64.data());
+            std::copy(at64.begin(), at64.end(), ip + p * d.Q);
+          }
+          convert_n(best.data(), yp + p * d.Q, d.Q);
+        }
       }
     });
   });
 }
 
-void CpuBackend::max_pool2d_grad(const Tensor& grad_in, const Tensor& grad_out, const Tensor& indices) {
-  fill(grad_in, 0);
+// Where the windows tile the plane, each input element gets its window's gradient or 0 and is
+// written once, in order; otherwise the plane is zeroed and each window adds its gradient at its
+// maximum's position. 16-bit planes are computed in float and rounded back (exactly: each value
+// is one of the gradients, or a sum rounded to T already).
+void CpuBackend::max_pool2d_grad(const Tensor& grad_in, const Tensor& grad_out, const Tensor& indices,
+                                 const Window& w) {
   visit_dtype<DTypes::Floating>("max_pool2d", grad_in.dtype(), [&](auto t) {
     using T = decltype(t);
+    using M = opmath_t<T>;
     const Planes d(grad_in, grad_out);
     const T* g = static_cast<const T*>(grad_out.data_ptr());
     const int64_t* idx = static_cast<const int64_t*>(indices.data_ptr());
     T* gx = static_cast<T*>(grad_in.data_ptr());
+    const bool tiles = windows_tile(w, d);
+    const bool simd_2x2 = tiles && w.kernel == std::array<int64_t, 2>{2, 2} &&
+                          d.H * d.W <= std::numeric_limits<int32_t>::max();
+    const auto [kh, kw] = w.kernel;
     parallel_for(0, d.planes, 1, [&](int64_t lo, int64_t hi) {
-      for (int64_t plane = lo; plane < hi; ++plane)
-        for (int64_t i = 0; i < d.P * d.Q; ++i) {
-          const int64_t o = plane * d.P * d.Q + i;
-          if (idx[o] < 0) continue;
-          T& dst = gx[plane * d.H * d.W + idx[o]];
-          dst = static_cast<T>(static_cast<opmath_t<T>>(dst) + static_cast<opmath_t<T>>(g[o]));
+      std::vector<M> wide_g, wide_out(std::is_same_v<T, M> ? 0 : d.H * d.W);
+      for (int64_t plane = lo; plane < hi; ++plane) {
+        const M* gp = widened(g + plane * d.P * d.Q, d.P * d.Q, wide_g);
+        const int64_t* ip = idx + plane * d.P * d.Q;
+        M* out = std::is_same_v<T, M> ? reinterpret_cast<M*>(gx + plane * d.H * d.W) : wide_out.data();
+        if (tiles) {
+          for (int64_t h = 0; h < d.H; ++h) {
+            M* row = out + h * d.W;
+            const int64_t p = h / kh;
+            if (p >= d.P) {  // below the last window
+              std::fill(row, row + d.W, M(0));
+              continue;
+            }
+            if constexpr (std::is_same_v<M, float>) {
+              if (simd_2x2) {
+                simd::max_pool_2x2_backward_row(gp + p * d.Q, ip + p * d.Q, h * d.W, d.Q, d.W, row);
+                continue;
+              }
+            }
+            tile_row(row, gp + p * d.Q, ip + p * d.Q, h * d.W, kw, d.Q);
+            std::fill(row + d.Q * kw, row + d.W, M(0));
+          }
+        } else {
+          // Each sum rounded to T, as PyTorch's kernel adds in the gradient's dtype.
+          std::fill(out, out + d.H * d.W, M(0));
+          for (int64_t o = 0; o < d.P * d.Q; ++o)
+            if (ip[o] >= 0) out[ip[o]] = static_cast<M>(static_cast<T>(out[ip[o]] + gp[o]));
         }
+        if constexpr (!std::is_same_v<T, M>) convert_n(out, gx + plane * d.H * d.W, d.H * d.W);
+      }
     });
   });
 }

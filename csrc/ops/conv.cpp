@@ -273,18 +273,19 @@ Shape pooled_shape(const char* op, const Tensor& x, const Window& w, bool ceil_m
 
 class MaxPoolBackward final : public autograd::Node {
  public:
-  explicit MaxPoolBackward(const Tensor& input) : sizes_(input.sizes().begin(), input.sizes().end()) {}
+  MaxPoolBackward(const Tensor& input, const Window& w) : sizes_(input.sizes().begin(), input.sizes().end()), w_(w) {}
   std::string name() const override { return "MaxPool2DWithIndicesBackward0"; }
   TensorList apply(TensorList&& grads) override {
     autograd::Record<UnsupportedBackward> record({&grads[0]}, "max_pool2d");
     Tensor out = empty(sizes_, grads[0].dtype(), grads[0].device());
-    backend(out.device()).max_pool2d_grad(out, grads[0].contiguous(), indices);
+    backend(out.device()).max_pool2d_grad(out, grads[0].contiguous(), indices, w_);
     return {record.finish(out)};
   }
   Tensor indices;
 
  private:
   Shape sizes_;
+  Window w_;
 };
 
 class AvgPoolBackward final : public autograd::Node {
@@ -317,7 +318,7 @@ std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayR
   Window w = pool_window("max_pool2d", kernel_size, stride, padding, dilation);
   Tensor indices;
   Tensor out = batched(input, "max_pool2d", [&](const Tensor& x) {
-    autograd::Record<MaxPoolBackward> record({&x}, x);
+    autograd::Record<MaxPoolBackward> record({&x}, x, w);
     Shape shape = pooled_shape("max_pool2d", x, w, ceil_mode);
     Tensor y = empty(shape, x.dtype(), x.device());
     indices = empty(shape, ScalarType::Int64, x.device());

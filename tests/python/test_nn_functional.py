@@ -244,15 +244,20 @@ def test_max_pool2d_indices_are_flat_positions_in_each_plane():
     np.testing.assert_array_equal(to_numpy(got), want.numpy())
 
 
-@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float64"])
-@pytest.mark.parametrize("shape,kernel,kwargs", [
+POOL_GEOMETRIES = pytest.mark.parametrize("shape,kernel,kwargs", [
     ((2, 3, 8, 8), 2, {}),                                 # the 2x2 pool with stride 2
     ((2, 3, 9, 9), 2, {}),                                 # ... with a row and a column left over
+    ((1, 2, 5, 75), 2, {}),                                # ... over rows of several vectors
     ((1, 1, 7, 7), 2, dict(ceil_mode=True)),               # ... whose last window sticks out
+    ((2, 2, 10, 11), 3, {}),                               # 3x3 windows tiling the plane
     ((2, 3, 9, 7), 3, dict(stride=2, padding=1)),
     ((1, 2, 10, 10), 2, dict(stride=1, dilation=2)),
     ((2, 2, 6, 8), (3, 2), dict(stride=(2, 1))),
-], ids=["2x2", "2x2_odd", "2x2_ceil", "3x3_s2_p1", "dilated", "rect"])
+], ids=["2x2", "2x2_odd", "2x2_wide", "2x2_ceil", "3x3_tiles", "3x3_s2_p1", "dilated", "rect"])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float64"])
+@POOL_GEOMETRIES
 def test_max_pool2d_picks_the_window_element_torch_picks(dtype, shape, kernel, kwargs):
     """Ties (rounded values), NaNs (a NaN wins, the last of several) and -inf windows (the first
     element): the values and the indices are PyTorch's, whatever path the kernel takes."""
@@ -265,6 +270,27 @@ def test_max_pool2d_picks_the_window_element_torch_picks(dtype, shape, kernel, k
                                                       return_indices=True, **kwargs)
     np.testing.assert_array_equal(to_numpy(got_at), want_at.numpy())
     np.testing.assert_array_equal(to_numpy(got.float()), want.float().numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16", "float64"])
+@POOL_GEOMETRIES
+def test_max_pool2d_gradient_reaches_the_element_torch_picks(dtype, shape, kernel, kwargs):
+    """Each window's gradient lands on its maximum (ties: the first; a NaN: the last), every other
+    element gets 0, in every dtype: tiling windows write the gradient densely, the others scatter
+    it (adding where windows overlap)."""
+    rng = np.random.default_rng(1)
+    x = np.round(rng.standard_normal(shape) * 2).astype(np.float32)
+    x[x > 3] = np.nan
+    out_shape = tuple(torch.nn.functional.max_pool2d(torch.from_numpy(x), kernel, **kwargs).shape)
+    g = rng.standard_normal(out_shape).astype(np.float32)
+    grads = []
+    for m, make in ((torch, torch.from_numpy), (tensorplay, tp_tensor)):
+        xt = make(x).to(getattr(m, dtype)).requires_grad_(True)
+        m.nn.functional.max_pool2d(xt, kernel, **kwargs).backward(make(g).to(getattr(m, dtype)))
+        assert xt.grad.dtype == getattr(m, dtype)
+        grads.append(xt.grad.double().numpy())
+    want, got = grads
+    np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float64"])

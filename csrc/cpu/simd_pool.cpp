@@ -1,0 +1,138 @@
+// The 2x2 max pool with stride 2 (VGG's, LeNet's, the demo CNN's) and its gradient over float32
+// planes in SIMD code, compiled by Highway for each x86 target and dispatched at run time (see
+// simd_softmax.cpp). Forward, one output row at a time, a vector of outputs at a time: the two
+// input rows are loaded and split into even and odd columns, and each window's four candidates
+// are taken in row-major order, a larger value or a NaN replacing the best so far, as
+// CpuBackend::max_pool2d defines. Backward, one input row at a time.
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/simd_pool.cpp"
+#include <hwy/foreach_target.h>  // (before highway.h)
+
+#include <hwy/highway.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "cpu/simd.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tp::cpu::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+#if HWY_TARGET == HWY_SCALAR
+// The baseline build's one-lane target has no lane shuffles: one window at a time.
+void MaxPool2x2Row(const float* top, int64_t width, int64_t row, int64_t n, float* best, int64_t* best_at) {
+  for (int64_t q = 0; q < n; ++q) {
+    const int64_t offsets[4] = {2 * q, 2 * q + 1, width + 2 * q, width + 2 * q + 1};
+    float v = top[offsets[0]];
+    int64_t at = offsets[0];
+    for (int64_t o : offsets) {
+      const bool take = top[o] > v || top[o] != top[o];
+      v = take ? top[o] : v;
+      at = take ? o : at;
+    }
+    best[q] = v;
+    best_at[q] = row + at;
+  }
+}
+
+void MaxPool2x2BackwardRow(const float* g, const int64_t* at, int64_t base, int64_t n, int64_t width, float* row) {
+  for (int64_t x = 0; x < width; ++x) row[x] = x < 2 * n && at[x / 2] == base + x ? g[x / 2] : 0.0f;
+}
+#else
+// The even and odd elements of x[0, 2 count), count <= Lanes(d); lanes past count hold 0.
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE void LoadPairs(D d, const float* x, size_t count, V& even, V& odd) {
+  const size_t lanes = hn::Lanes(d), m = 2 * count;
+  const V lo = m >= lanes ? hn::LoadU(d, x) : hn::MaskedLoad(hn::FirstN(d, m), d, x);
+  const V hi = m > lanes ? hn::MaskedLoad(hn::FirstN(d, m - lanes), d, x + lanes) : hn::Zero(d);
+  even = hn::ConcatEven(d, hi, lo);
+  odd = hn::ConcatOdd(d, hi, lo);
+}
+
+void MaxPool2x2Row(const float* top, int64_t width, int64_t row, int64_t n, float* best, int64_t* best_at) {
+  const hn::ScalableTag<float> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  const hn::Half<decltype(di)> dh;
+  const hn::Repartition<int64_t, decltype(di)> d64;
+  const size_t lanes = hn::Lanes(d);
+  const float* bottom = top + width;
+  for (int64_t q = 0; q < n; q += static_cast<int64_t>(lanes)) {
+    const size_t count = std::min(lanes, static_cast<size_t>(n - q));
+    hn::Vec<decltype(d)> a, b, c, e;
+    LoadPairs(d, top + 2 * q, count, a, b);
+    LoadPairs(d, bottom + 2 * q, count, c, e);
+    // Plane positions fit int32 (the caller checks): the first candidate of window q + lane.
+    const auto first = hn::Add(hn::Set(di, static_cast<int32_t>(row + 2 * q)), hn::ShiftLeft<1>(hn::Iota(di, 0)));
+    auto v = a;
+    auto at = first;
+    auto consider = [&](hn::Vec<decltype(d)> x, int32_t offset) {
+      const auto take = hn::Or(hn::Gt(x, v), hn::IsNaN(x));
+      v = hn::IfThenElse(take, x, v);
+      at = hn::IfThenElse(hn::RebindMask(di, take), hn::Add(first, hn::Set(di, offset)), at);
+    };
+    consider(b, 1);
+    consider(c, static_cast<int32_t>(width));
+    consider(e, static_cast<int32_t>(width + 1));
+    const auto low = hn::PromoteTo(d64, hn::LowerHalf(dh, at)), high = hn::PromoteTo(d64, hn::UpperHalf(dh, at));
+    const size_t half = lanes / 2;
+    if (count == lanes) {
+      hn::StoreU(v, d, best + q);
+      hn::StoreU(low, d64, best_at + q);
+      hn::StoreU(high, d64, best_at + q + half);
+    } else {
+      hn::BlendedStore(v, hn::FirstN(d, count), d, best + q);
+      hn::BlendedStore(low, hn::FirstN(d64, std::min(count, half)), d64, best_at + q);
+      if (count > half) hn::BlendedStore(high, hn::FirstN(d64, count - half), d64, best_at + q + half);
+    }
+  }
+}
+
+// One input row of the gradient (row, at plane position base; either row of the windows [0, n)):
+// each element is its window's gradient g[q] where the window's maximum, at[q], lies there, else
+// 0; the columns past the last window are 0 too. A vector of columns at a time, which holds half
+// as many windows: their gradients and positions are loaded once and each lane duplicated.
+void MaxPool2x2BackwardRow(const float* g, const int64_t* at, int64_t base, int64_t n, int64_t width, float* row) {
+  const hn::ScalableTag<float> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const auto column = hn::Iota(di, 0);
+  const auto each_twice = hn::IndicesFromVec(d, hn::ShiftRight<1>(column));  // 0 0 1 1 2 2 ...
+  // at as int32 pairs (little-endian; positions fit int32): the low halves 0 0 2 2 4 4 ...
+  const auto low_halves = hn::IndicesFromVec(di, hn::And(column, hn::Set(di, ~1)));
+  for (int64_t x0 = 0; x0 < width; x0 += lanes) {
+    const int64_t q0 = x0 / 2, windows = std::clamp<int64_t>(n - q0, 0, lanes / 2);
+    const auto gv = hn::MaskedLoad(hn::FirstN(d, static_cast<size_t>(windows)), d, g + q0);
+    const auto atv = hn::MaskedLoad(hn::FirstN(di, static_cast<size_t>(2 * windows)), di,
+                                    reinterpret_cast<const int32_t*>(at + q0));
+    const auto position = hn::Add(hn::Set(di, static_cast<int32_t>(base + x0)), column);
+    // A column past the windows meets a zero gradient (and a position that is not 0: x0 > 0).
+    const auto here = hn::RebindMask(d, hn::Eq(hn::TableLookupLanes(atv, low_halves), position));
+    const auto v = hn::IfThenElseZero(here, hn::TableLookupLanes(gv, each_twice));
+    if (x0 + lanes <= width) hn::StoreU(v, d, row + x0);
+    else hn::BlendedStore(v, hn::FirstN(d, static_cast<size_t>(width - x0)), d, row + x0);
+  }
+}
+
+#endif  // HWY_TARGET == HWY_SCALAR
+
+}  // namespace tp::cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace tp::cpu::simd {
+
+HWY_EXPORT(MaxPool2x2Row);
+HWY_EXPORT(MaxPool2x2BackwardRow);
+
+void max_pool_2x2_row(const float* top, int64_t width, int64_t row, int64_t n, float* best, int64_t* best_at) {
+  HWY_DYNAMIC_DISPATCH(MaxPool2x2Row)(top, width, row, n, best, best_at);
+}
+
+void max_pool_2x2_backward_row(const float* g, const int64_t* at, int64_t base, int64_t n, int64_t width, float* row) {
+  HWY_DYNAMIC_DISPATCH(MaxPool2x2BackwardRow)(g, at, base, n, width, row);
+}
+
+}  // namespace tp::cpu::simd
+#endif  // HWY_ONCE
