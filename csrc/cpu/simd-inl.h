@@ -10,11 +10,27 @@
 
 #include <hwy/highway.h>
 
+#include <algorithm>
 #include <cstdint>
 
 HWY_BEFORE_NAMESPACE();
 namespace tp::cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
+
+// The first count elements of p (count <= Lanes(d)), the other lanes 0, reading nothing past
+// p + count. Highway's MaskedLoad does that with the masked loads of AVX-512 (and of AVX2, for
+// 32- and 64-bit lanes); below, it loads the whole vector, from an aligned address at that.
+template <class D>
+HWY_INLINE hn::Vec<D> LoadFirst(D d, const hn::TFromD<D>* p, size_t count) {
+  using T = hn::TFromD<D>;
+  if constexpr (HWY_TARGET <= HWY_AVX3 || (HWY_TARGET == HWY_AVX2 && sizeof(T) >= 4)) {
+    return hn::MaskedLoad(hn::FirstN(d, count), d, p);
+  } else {
+    HWY_ALIGN T lanes[hn::MaxLanes(d)] = {};
+    std::copy_n(p, count, lanes);
+    return hn::Load(d, lanes);
+  }
+}
 
 // The sum of f(x[i]) over a row (f_scalar for the tail), in four independent vector accumulators:
 // with one, each add would wait for the one before it.

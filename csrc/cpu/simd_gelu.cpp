@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "cpu/simd-inl.h"
 #include "cpu/simd.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -89,8 +90,8 @@ void GeluRow(const float* x, float* y, int64_t n, bool tanh) {
   int64_t i = 0;
   for (; i + lanes <= n; i += lanes) hn::StoreU(Gelu(d, hn::LoadU(d, x + i), tanh), d, y + i);
   if (i < n) {  // the tail, through one masked vector (lanes past it read and write nothing)
-    const auto m = hn::FirstN(d, static_cast<size_t>(n - i));
-    hn::BlendedStore(Gelu(d, hn::MaskedLoad(m, d, x + i), tanh), m, d, y + i);
+    const size_t rest = static_cast<size_t>(n - i);
+    hn::BlendedStore(Gelu(d, LoadFirst(d, x + i, rest), tanh), hn::FirstN(d, rest), d, y + i);
   }
 }
 
@@ -102,8 +103,9 @@ void GeluBackwardRow(const float* g, const float* x, float* out, int64_t n,
   for (; i + lanes <= n; i += lanes)
     hn::StoreU(GeluBackward(d, hn::LoadU(d, g + i), hn::LoadU(d, x + i), tanh), d, out + i);
   if (i < n) {
-    const auto m = hn::FirstN(d, static_cast<size_t>(n - i));
-    hn::BlendedStore(GeluBackward(d, hn::MaskedLoad(m, d, g + i), hn::MaskedLoad(m, d, x + i), tanh), m, d, out + i);
+    const size_t rest = static_cast<size_t>(n - i);
+    hn::BlendedStore(GeluBackward(d, LoadFirst(d, g + i, rest), LoadFirst(d, x + i, rest), tanh), hn::FirstN(d, rest),
+                     d, out + i);
   }
 }
 

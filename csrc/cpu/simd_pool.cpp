@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "cpu/simd-inl.h"
 #include "cpu/simd.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -45,8 +46,8 @@ void MaxPool2x2BackwardRow(const float* g, const int64_t* at, int64_t base, int6
 template <class D, class V = hn::Vec<D>>
 HWY_INLINE void LoadPairs(D d, const float* x, size_t count, V& even, V& odd) {
   const size_t lanes = hn::Lanes(d), m = 2 * count;
-  const V lo = m >= lanes ? hn::LoadU(d, x) : hn::MaskedLoad(hn::FirstN(d, m), d, x);
-  const V hi = m > lanes ? hn::MaskedLoad(hn::FirstN(d, m - lanes), d, x + lanes) : hn::Zero(d);
+  const V lo = m >= lanes ? hn::LoadU(d, x) : LoadFirst(d, x, m);
+  const V hi = m > lanes ? LoadFirst(d, x + lanes, m - lanes) : hn::Zero(d);
   even = hn::ConcatEven(d, hi, lo);
   odd = hn::ConcatOdd(d, hi, lo);
 }
@@ -103,9 +104,8 @@ void MaxPool2x2BackwardRow(const float* g, const int64_t* at, int64_t base, int6
   const auto low_halves = hn::IndicesFromVec(di, hn::And(column, hn::Set(di, ~1)));
   for (int64_t x0 = 0; x0 < width; x0 += lanes) {
     const int64_t q0 = x0 / 2, windows = std::clamp<int64_t>(n - q0, 0, lanes / 2);
-    const auto gv = hn::MaskedLoad(hn::FirstN(d, static_cast<size_t>(windows)), d, g + q0);
-    const auto atv = hn::MaskedLoad(hn::FirstN(di, static_cast<size_t>(2 * windows)), di,
-                                    reinterpret_cast<const int32_t*>(at + q0));
+    const auto gv = LoadFirst(d, g + q0, static_cast<size_t>(windows));
+    const auto atv = LoadFirst(di, reinterpret_cast<const int32_t*>(at + q0), static_cast<size_t>(2 * windows));
     const auto position = hn::Add(hn::Set(di, static_cast<int32_t>(base + x0)), column);
     // A column past the windows meets a zero gradient (and a position that is not 0: x0 > 0).
     const auto here = hn::RebindMask(d, hn::Eq(hn::TableLookupLanes(atv, low_halves), position));

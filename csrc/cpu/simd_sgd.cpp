@@ -12,6 +12,7 @@
 
 #include <cstdint>
 
+#include "cpu/simd-inl.h"
 #include "cpu/simd.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -38,9 +39,10 @@ void SgdMomentumRow(float* param, const float* grad, float* buf, int64_t n, cons
     hn::StoreU(b, d, buf + i);
   }
   if (i < n) {  // the tail, through one masked vector (lanes past it read and write nothing)
-    const auto m = hn::FirstN(d, static_cast<size_t>(n - i));
-    auto p = hn::MaskedLoad(m, d, param + i), b = hn::MaskedLoad(m, d, buf + i);
-    Step(d, p, hn::MaskedLoad(m, d, grad + i), b, o);
+    const size_t rest = static_cast<size_t>(n - i);
+    const auto m = hn::FirstN(d, rest);
+    auto p = LoadFirst(d, param + i, rest), b = LoadFirst(d, buf + i, rest);
+    Step(d, p, LoadFirst(d, grad + i, rest), b, o);
     hn::BlendedStore(p, m, d, param + i);
     hn::BlendedStore(b, m, d, buf + i);
   }

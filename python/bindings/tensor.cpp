@@ -6,6 +6,7 @@
 #include "bindings.h"
 #include "core/allocator.h"
 #include "core/parallel.h"
+#include "cpu/capability.h"
 
 namespace tp::python {
 
@@ -102,6 +103,7 @@ void init_tensor(nb::module_& m) {
     return stats;
   });
   m.def("_cpu_reset_peak_memory_stats", &cpu_reset_peak_stats);
+  m.def("_cpu_capability", &cpu::cpu_capability);
   m.def("_cpu_empty_cache", &cpu_empty_cache);
 
   // Tensor(*sizes) is uninitialised float; Tensor(sequence) copies data (see tensorplay.tensor).

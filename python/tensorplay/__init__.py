@@ -13,7 +13,7 @@ from tensorplay._C import _amp_foreach_non_finite_check_and_unscale_, _amp_updat
 from tensorplay._dtypes import finfo, iinfo
 from tensorplay._size import Size
 from tensorplay._tensor import tensor, as_tensor, equal, from_numpy, is_floating_point, numel, result_type
-from tensorplay import amp, autograd, cpu, cuda, linalg, nn, optim
+from tensorplay import amp, autograd, backends, cpu, cuda, linalg, nn, optim
 from tensorplay.functional import cdist, einsum, tensordot
 from tensorplay import utils
 from tensorplay.amp import autocast

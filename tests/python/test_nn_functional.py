@@ -339,6 +339,16 @@ def test_gelu_and_its_gradient_match_torch_over_the_whole_range(approximate, dty
         np.testing.assert_allclose(got_g, want_g, rtol=tol, atol=tol, equal_nan=True)
 
 
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_of_a_view_at_an_odd_offset(approximate):
+    """A row that starts off a vector boundary and ends in a partial vector: the SIMD tail reads
+    and writes nothing past it (on every instruction set: test_cpu_capability runs this capped)."""
+    x = np.linspace(-4, 4, 40, dtype=np.float32)
+    want = torch.nn.functional.gelu(torch.from_numpy(x)[1:38], approximate=approximate).numpy()
+    got = tensorplay.nn.functional.gelu(tp_tensor(x)[1:38], approximate=approximate)
+    np.testing.assert_allclose(to_numpy(got), want, rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize("dtype, param_dtype", [("bfloat16", "bfloat16"), ("bfloat16", "float32"),
                                                 ("float16", "float32"), ("float64", "float64")])
 def test_layer_norm_dtypes_and_gradients_match_torch(dtype, param_dtype):
