@@ -2,7 +2,12 @@
 momentum) for the MLP at batch 256 and the CNN at batch 128 (benchmarks/cases/models.py), in
 float32 and under autocast (bfloat16), on 1 and on 2 threads; milliseconds per step on a fixed
 random batch, after warm-up. For the MLP under autocast the table also gives the step's
-GEMM-bound limit: its GEMM FLOPs at one core's bfloat16 peak, over the measured step time."""
+GEMM-bound limit: its GEMM FLOPs at one core's bfloat16 peak, over the measured step time.
+
+The 1-thread steps run again capped at AVX2, as on a CPU without AVX-512 and so without
+AVX512-BF16 (TP_CPU_CAPABILITY=avx2 for tensorplay; ATEN_CPU_CAPABILITY=avx2 and
+ONEDNN_MAX_CPU_ISA=AVX2 for PyTorch): there bfloat16 products and convolutions are emulated, and
+the table gives the autocast step's time over the float32 step's."""
 
 from benchmarks.cases import models
 from benchmarks.cases.common import load, seconds_per_call
@@ -15,12 +20,17 @@ BATCH = {"mlp": 256, "cnn": 128}
 TARGETS = {("mlp", "autocast"): 0.85, ("cnn", "autocast"): 0.6, ("mlp", "float32"): 0.9, ("cnn", "float32"): 0.9}
 GEMM_BOUND_TARGET = 0.75
 SPEEDUP_TARGET = 1.7
+# Without AVX512-BF16, autocast must not make a step slower than float32.
+WITHOUT_BF16_TARGET = 1.0
+AVX2_ONLY = {"TP_CPU_CAPABILITY": "avx2", "ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2"}
 
 
 def children(quick):
     if quick:  # one process per thread count, a few steps each
-        return [{"models": ["mlp", "cnn"], "threads": threads, "min_time": 0.0} for threads in (1, 2)]
-    return [{"models": [model], "threads": threads, "min_time": 1.5} for model in ("mlp", "cnn") for threads in (1, 2)]
+        return [{"models": ["mlp", "cnn"], "threads": threads, "min_time": 0.0} for threads in (1, 2)] + \
+            [{"models": ["mlp", "cnn"], "threads": 1, "min_time": 0.0, "env": AVX2_ONLY, "tag": " avx2"}]
+    return [{"models": [model], "threads": threads, "min_time": 1.5} for model in ("mlp", "cnn") for threads in (1, 2)] + \
+        [{"models": [model], "threads": 1, "min_time": 1.5, "env": AVX2_ONLY, "tag": " avx2"} for model in ("mlp", "cnn")]
 
 
 def run(lib_name, params):
@@ -32,7 +42,7 @@ def run(lib_name, params):
             lib.manual_seed(0)
             step = models.training_step(lib, models.MODELS[name](lib), use_autocast=mode == "autocast")
             seconds = seconds_per_call(lambda: step(x, y), min_time=params["min_time"], max_time=10.0, warmup=2)
-            figures[f"{name} {mode} {params['threads']}"] = seconds * 1e3
+            figures[f"{name} {mode} {params['threads']}{params.get('tag', '')}"] = seconds * 1e3
     return figures
 
 
@@ -54,7 +64,17 @@ def rows(results, machine):
                           target=f">= {SPEEDUP_TARGET}x")
             speedup.met = check(speedup.tp, lambda x: x >= SPEEDUP_TARGET)
             out.append(speedup)
+        out.append(_without_bf16(name, results))
     return out
+
+
+def _without_bf16(name, results):
+    """Each library's autocast step over its float32 step, both capped at AVX2."""
+    f32, autocast = results[f"{name} float32 1 avx2"], results[f"{name} autocast 1 avx2"]
+    tp, torch = (a / f if a and f else None for a, f in zip(autocast, f32))
+    return Row(f"{name.upper()}, batch {BATCH[name]}, capped at AVX2 (no AVX512-BF16): autocast step / float32 step",
+               "x", tp, torch, target=f"<= {WITHOUT_BF16_TARGET}",
+               met=check(tp, lambda ratio: ratio <= WITHOUT_BF16_TARGET))
 
 
 def _gemm_bound(label, step_ms, machine):

@@ -147,6 +147,17 @@ void with_binary_fn(BinaryOp op, const Scalar& alpha, Apply apply, ApplyBool app
 void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
   visit_dtype("binary op", a.dtype(), [&](auto t) {
     using T = decltype(t);
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, BFloat16>) {
+      if (op == BinaryOp::ThresholdBackward) {
+        const T* g = static_cast<const T*>(a.data_ptr());
+        const T* y = static_cast<const T*>(b.data_ptr());
+        T* o = static_cast<T*>(out.data_ptr());
+        const float threshold = alpha.to<float>();
+        if (run_dense(out.numel(), {&out, &a, &b},
+                      [&](int64_t i, int64_t n) { simd::threshold_backward_row(g + i, y + i, o + i, threshold, n); }))
+          return;
+      }
+    }
     if constexpr (FloatRowType<T>) {
       if (op == BinaryOp::GeluBackward || op == BinaryOp::GeluTanhBackward) {
         const bool tanh = op == BinaryOp::GeluTanhBackward;

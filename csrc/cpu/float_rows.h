@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <type_traits>
 
 #include "cpu/convert.h"
@@ -51,6 +52,17 @@ void run_float_rows(const StridedLoop<N>& loop, const Kernel& kernel) {
       }
     }
   });
+}
+
+// Runs row(first, n) over [0, numel) in parallel chunks (first: the chunk's first element), when
+// every tensor given is contiguous (and all have numel elements): a kernel for dense rows then
+// covers the whole op. False, running nothing, otherwise.
+template <class Row>
+bool run_dense(int64_t numel, std::initializer_list<const Tensor*> tensors, const Row& row) {
+  if (!std::ranges::all_of(tensors, [&](const Tensor* t) { return t->is_contiguous() && t->numel() == numel; }))
+    return false;
+  parallel_for(0, numel, kGrain, [&](int64_t lo, int64_t hi) { row(lo, hi - lo); });
+  return true;
 }
 
 }  // namespace tp::cpu

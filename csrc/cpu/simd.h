@@ -26,6 +26,15 @@ bool softmax_row(const float* x, float* y, int64_t n, bool log);
 // row (the variance biased); w and b may be null. y may be x.
 void layer_norm_row(const float* x, float* y, int64_t n, const float* w, const float* b, float eps);
 
+// y = relu(x) over n contiguous values: 0 where x < 0, else x (-0 and NaN stay); y may be x.
+void relu_row(const float* x, float* y, int64_t n);
+void relu_row(const BFloat16* x, BFloat16* y, int64_t n);
+
+// out = 0 where y <= threshold, else g (relu's gradient, threshold 0) over n contiguous values;
+// out may be g or y.
+void threshold_backward_row(const float* g, const float* y, float* out, float threshold, int64_t n);
+void threshold_backward_row(const BFloat16* g, const BFloat16* y, BFloat16* out, float threshold, int64_t n);
+
 // y = gelu(x) of n contiguous floats, exact or (tanh) the tanh approximation; y may be x.
 void gelu_row(const float* x, float* y, int64_t n, bool tanh);
 

@@ -40,6 +40,13 @@ void unary_floating(UnaryOp op, const Tensor& out, const Tensor& in, double p0, 
   using M = opmath_t<T>;
   auto m = [&](auto f) { map<T, T>(out, in, f); };
   auto test = [&](auto f) { map<bool, T>(out, in, f); };
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, BFloat16>) {
+    if (op == UnaryOp::Relu) {
+      const T* x = static_cast<const T*>(in.data_ptr());
+      T* y = static_cast<T*>(out.data_ptr());
+      if (run_dense(out.numel(), {&out, &in}, [&](int64_t i, int64_t n) { simd::relu_row(x + i, y + i, n); })) return;
+    }
+  }
   if constexpr (FloatRowType<T>) {
     if (op == UnaryOp::Gelu || op == UnaryOp::GeluTanh) {
       const bool tanh = op == UnaryOp::GeluTanh;
@@ -77,7 +84,7 @@ void unary_floating(UnaryOp op, const Tensor& out, const Tensor& in, double p0, 
     case UnaryOp::Ceil: return m([](M x) { return std::ceil(x); });
     case UnaryOp::Round: return m([](M x) { return std::nearbyint(x); });
     case UnaryOp::Trunc: return m([](M x) { return std::trunc(x); });
-    case UnaryOp::Relu: return m([](M x) { return std::isnan(x) ? x : (x > M(0) ? x : M(0)); });
+    case UnaryOp::Relu: return m([](M x) { return x < M(0) ? M(0) : x; });  // -0 and NaN stay, as in PyTorch
     case UnaryOp::Gelu: return m([](M x) { return math::gelu(x); });  // float64 (the others: above)
     case UnaryOp::GeluTanh: return m([](M x) { return math::gelu_tanh(x); });
     case UnaryOp::Silu: return m([](M x) { return x / (M(1) + std::exp(-x)); });

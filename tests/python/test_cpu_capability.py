@@ -23,6 +23,7 @@ KERNEL_TESTS = [
     "test_nn_functional.py::test_max_pool2d_gradient_reaches_the_element_torch_picks",
     "test_nn_functional.py::test_gelu_and_its_gradient_match_torch_over_the_whole_range",
     "test_nn_functional.py::test_gelu_of_a_view_at_an_odd_offset",
+    "test_nn_functional.py::test_relu_and_its_gradient_match_torch_on_special_values",
     "test_nn_functional.py::test_softmax_rows_with_nan_inf_and_huge_values_match_torch",
     "test_dtypes.py::test_low_precision_to_float32_every_pattern",
     "test_dtypes.py::test_float32_to_low_precision_random_non_nan",

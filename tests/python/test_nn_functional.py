@@ -339,6 +339,31 @@ def test_gelu_and_its_gradient_match_torch_over_the_whole_range(approximate, dty
         np.testing.assert_allclose(got_g, want_g, rtol=tol, atol=tol, equal_nan=True)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16", "float64"])
+@pytest.mark.parametrize("layout", ["contiguous", "strided"])
+def test_relu_and_its_gradient_match_torch_on_special_values(dtype, layout):
+    """NaN (kept, its gradient passed), infinities, signed zeros (relu(-0) is -0, no gradient) and
+    subnormals, in rows with a partial vector at the end: contiguous rows take the SIMD kernels,
+    strided ones the generic loop."""
+    special = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-39, -1e-39, 3.0, -3.0, 1e30, -1e30]
+    x = np.concatenate([special, np.linspace(-2, 2, 25)]).astype(np.float32)  # 37 values
+    g = np.random.default_rng(2).standard_normal(x.shape).astype(np.float32)
+    results = []
+    for m, make in ((torch, torch.from_numpy), (tensorplay, tp_tensor)):
+        dt = getattr(m, dtype)
+        if layout == "strided":
+            xt = make(np.stack([x, -x], axis=1)).to(dt)[:, 0].detach().requires_grad_(True)
+        else:
+            xt = make(x).to(dt).requires_grad_(True)
+        y = m.nn.functional.relu(xt)
+        y.backward(make(g).to(dt))
+        results.append((y.detach().double().numpy(), xt.grad.double().numpy()))
+    (want_y, want_g), (got_y, got_g) = results
+    np.testing.assert_array_equal(got_y, want_y)
+    np.testing.assert_array_equal(np.signbit(got_y[~np.isnan(got_y)]), np.signbit(want_y[~np.isnan(want_y)]))
+    np.testing.assert_array_equal(got_g, want_g)
+
+
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
 def test_gelu_of_a_view_at_an_odd_offset(approximate):
     """A row that starts off a vector boundary and ends in a partial vector: the SIMD tail reads

@@ -1,0 +1,107 @@
+// relu and its gradient over contiguous float32 and bfloat16 rows in SIMD code, compiled by
+// Highway for each x86 target and dispatched at run time (see simd_softmax.cpp). Each result is
+// one of the inputs or zero, so bfloat16 rows are widened to float32 registers to be compared
+// and narrowed back by dropping the low half of each lane, which is exact: no rounding.
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/simd_relu.cpp"
+#include <hwy/foreach_target.h>  // (before highway.h)
+
+#include <hwy/highway.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "cpu/simd-inl.h"
+#include "cpu/simd.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tp::cpu::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using DF = hn::ScalableTag<float>;
+using V = hn::Vec<DF>;
+
+// count (<= Lanes) values of a row as float32 lanes: float32 itself, or bfloat16 bits widened.
+HWY_INLINE V LoadRow(DF d, const float* p, size_t count) { return LoadFirst(d, p, count); }
+HWY_INLINE V LoadRow(DF d, const uint16_t* p, size_t count) {
+  const hn::Rebind<uint16_t, DF> d16;
+  const hn::RebindToUnsigned<DF> du32;
+  return hn::BitCast(d, hn::ShiftLeft<16>(hn::PromoteTo(du32, LoadFirst(d16, p, count))));
+}
+
+// count values back into the row; a bfloat16 lane holds a bfloat16 value already.
+HWY_INLINE void StoreRow(DF d, V v, float* p, size_t count) {
+  if (count == hn::Lanes(d)) hn::StoreU(v, d, p);
+  else hn::BlendedStore(v, hn::FirstN(d, count), d, p);
+}
+HWY_INLINE void StoreRow(DF d, V v, uint16_t* p, size_t count) {
+  const hn::Rebind<uint16_t, DF> d16;
+  const hn::RebindToSigned<DF> di32;
+  const auto bits = hn::DemoteTo(d16, hn::BitCast(di32, hn::ShiftRight<16>(hn::BitCast(hn::RebindToUnsigned<DF>(), v))));
+  if (count == hn::Lanes(d)) hn::StoreU(bits, d16, p);
+  else hn::BlendedStore(bits, hn::FirstN(d16, count), d16, p);
+}
+
+// 0 where x < 0, else x (so -0 and NaN stay, as in PyTorch).
+template <class T>
+void ReluRow(const T* x, T* y, int64_t n) {
+  const DF d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t i = 0; i < n; i += lanes) {
+    const size_t count = static_cast<size_t>(std::min(lanes, n - i));
+    const V v = LoadRow(d, x + i, count);
+    StoreRow(d, hn::IfThenZeroElse(hn::Lt(v, hn::Zero(d)), v), y + i, count);
+  }
+}
+
+// 0 where y <= threshold, else g (so g where y is NaN).
+template <class T>
+void ThresholdBackwardRow(const T* g, const T* y, T* out, float threshold, int64_t n) {
+  const DF d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t i = 0; i < n; i += lanes) {
+    const size_t count = static_cast<size_t>(std::min(lanes, n - i));
+    const V at_or_below = hn::VecFromMask(d, hn::Le(LoadRow(d, y + i, count), hn::Set(d, threshold)));
+    StoreRow(d, hn::AndNot(at_or_below, LoadRow(d, g + i, count)), out + i, count);
+  }
+}
+
+void ReluRowF32(const float* x, float* y, int64_t n) { ReluRow(x, y, n); }
+void ReluRowBF16(const uint16_t* x, uint16_t* y, int64_t n) { ReluRow(x, y, n); }
+void ThresholdBackwardRowF32(const float* g, const float* y, float* out, float t, int64_t n) {
+  ThresholdBackwardRow(g, y, out, t, n);
+}
+void ThresholdBackwardRowBF16(const uint16_t* g, const uint16_t* y, uint16_t* out, float t, int64_t n) {
+  ThresholdBackwardRow(g, y, out, t, n);
+}
+
+}  // namespace tp::cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace tp::cpu::simd {
+
+HWY_EXPORT(ReluRowF32);
+HWY_EXPORT(ReluRowBF16);
+HWY_EXPORT(ThresholdBackwardRowF32);
+HWY_EXPORT(ThresholdBackwardRowBF16);
+
+void relu_row(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ReluRowF32)(x, y, n); }
+
+void relu_row(const BFloat16* x, BFloat16* y, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(ReluRowBF16)(reinterpret_cast<const uint16_t*>(x), reinterpret_cast<uint16_t*>(y), n);
+}
+
+void threshold_backward_row(const float* g, const float* y, float* out, float threshold, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(ThresholdBackwardRowF32)(g, y, out, threshold, n);
+}
+
+void threshold_backward_row(const BFloat16* g, const BFloat16* y, BFloat16* out, float threshold, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(ThresholdBackwardRowBF16)(reinterpret_cast<const uint16_t*>(g),
+                                                 reinterpret_cast<const uint16_t*>(y), reinterpret_cast<uint16_t*>(out),
+                                                 threshold, n);
+}
+
+}  // namespace tp::cpu::simd
+#endif  // HWY_ONCE
