@@ -1,5 +1,8 @@
 // Copies with dtype conversion, fills, and arange.
 
+#include <algorithm>
+#include <array>
+#include <bit>
 #include <cstring>
 
 #include "cpu/backend.h"
@@ -49,8 +52,13 @@ void CpuBackend::fill(const Tensor& dst, const Scalar& value) {
   visit_dtype("fill_", dst.dtype(), [&](auto t) {
     using T = decltype(t);
     const T v = value.to<T>();
-    strided_loop(dst).run([v](auto p, auto s, int64_t n) {
-      if (s[0] == sizeof(T)) {
+    // Zeros (the common fill) are memset's, which stores whole vectors (not so -0.0).
+    const bool zero_bits = std::ranges::all_of(std::bit_cast<std::array<unsigned char, sizeof(T)>>(v),
+                                               [](unsigned char b) { return b == 0; });
+    strided_loop(dst).run([v, zero_bits](auto p, auto s, int64_t n) {
+      if (s[0] == sizeof(T) && zero_bits) {
+        std::memset(p[0], 0, static_cast<size_t>(n) * sizeof(T));
+      } else if (s[0] == sizeof(T)) {
         T* d = reinterpret_cast<T*>(p[0]);
         for (int64_t i = 0; i < n; ++i) d[i] = v;
       } else {
