@@ -148,30 +148,31 @@ void CpuBackend::max_pool2d(const Tensor& out, const Tensor& indices, const Tens
     T* y = static_cast<T*>(out.data_ptr());
     int64_t* idx = static_cast<int64_t*>(indices.data_ptr());
     parallel_for(0, d.planes, 1, [&](int64_t lo, int64_t hi) {
-      std::vector<M> wide, best(d.Q);
+      std::vector<M> wide, plane_out(std::is_same_v<T, M> ? 0 : d.P * d.Q);
       std::vector<int32_t> at32(small_planes ? d.Q : 0);
       std::vector<int64_t> at64(small_planes ? 0 : d.Q);
       for (int64_t plane = lo; plane < hi; ++plane) {
         const M* src = widened(x + plane * d.H * d.W, d.H * d.W, wide);
         T* yp = y + plane * d.P * d.Q;
+        M* out = std::is_same_v<T, M> ? reinterpret_cast<M*>(yp) : plane_out.data();  // rounded at the end
         int64_t* ip = idx + plane * d.P * d.Q;
         for (int64_t p = 0; p < d.P; ++p) {
+          M* best = out + p * d.Q;
           if constexpr (std::is_same_v<M, float>) {
             if (simd_2x2) {
-              simd::max_pool_2x2_row(src + 2 * p * d.W, d.W, 2 * p * d.W, d.Q, best.data(), ip + p * d.Q);
-              convert_n(best.data(), yp + p * d.Q, d.Q);
+              simd::max_pool_2x2_row(src + 2 * p * d.W, d.W, 2 * p * d.W, d.Q, best, ip + p * d.Q);
               continue;
             }
           }
           if (small_planes) {
-            max_pool_row(src, p, d, w, columns, best.data(), at32.data());
+            max_pool_row(src, p, d, w, columns, best, at32.data());
             std::copy(at32.begin(), at32.end(), ip + p * d.Q);
           } else {
-            max_pool_row(src, p, d, w, columns, best.data(), at64.data());
+            max_pool_row(src, p, d, w, columns, best, at64.data());
             std::copy(at64.begin(), at64.end(), ip + p * d.Q);
           }
-          convert_n(best.data(), yp + p * d.Q, d.Q);
         }
+        if constexpr (!std::is_same_v<T, M>) convert_n(out, yp, d.P * d.Q);
       }
     });
   });
