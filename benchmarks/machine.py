@@ -38,7 +38,7 @@ def cpuinfo():
     return fields
 
 
-def _measured_peaks():
+def measured_peaks():
     """{dtype: GFLOP/s or None} from the peak_flops program, or {} where it is not built."""
     if not PEAK_PROGRAM.exists():
         return {}
@@ -68,7 +68,7 @@ class Machine:
         info = cpuinfo()
         ghz, source = _clock_ghz(info)
         return cls(info.get("model name", "unknown CPU"), info.get("vendor_id", ""), os.cpu_count(),
-                   frozenset(info.get("flags", "").split()), ghz, source, _measured_peaks())
+                   frozenset(info.get("flags", "").split()), ghz, source, measured_peaks())
 
     def flops_per_cycle(self, dtype):
         if dtype == "float32":
@@ -100,6 +100,6 @@ class Machine:
                          if self.measured.get(dtype) else f"{dtype} {computed} GFLOP/s")
         return [f"CPU: {self.model}, {self.cpus} logical CPUs; {flags}",
                 f"Clock {self.ghz:.2f} GHz ({self.clock_source}); one core's GEMM peak, the percents' base "
-                "(benchmarks/peak_flops.cpp): " + "; ".join(peaks),
+                "(benchmarks/peak_flops.cpp, run again in each GEMM child): " + "; ".join(peaks),
                 "(float32: 2 FMA pipes x 8 lanes x 2 flops, 64 on Intel AVX-512; bfloat16: one 512-bit "
                 "vdpbf16ps per cycle = 64 flops, Zen 4)"]
