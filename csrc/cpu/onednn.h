@@ -79,8 +79,11 @@ class PlanCache {
   using PlanPtr = std::shared_ptr<const Plan>;
 
   // Returns the cached plan for key, creating it with make() (which may throw dnnl::error for an
-  // unimplemented combination) on first use.
-  PlanPtr get(const Key& key, const std::function<PlanPtr()>& make) {
+  // unimplemented combination) on first use. The thread count is part of the key: oneDNN splits a
+  // primitive's work for the threads there are when it is created (a convolution made for one
+  // thread ran as slowly on two).
+  PlanPtr get(Key key, const std::function<PlanPtr()>& make) {
+    key.push_back(get_num_threads());
     std::lock_guard lock(mutex_);
     if (auto it = index_.find(key); it != index_.end()) {
       entries_.splice(entries_.begin(), entries_, it->second);

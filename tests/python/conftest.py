@@ -1,5 +1,15 @@
 import pytest
 
+import tensorplay as tp
+
+
+@pytest.fixture
+def restore_threads():
+    """Puts the intra-op thread count back after a test that changes it."""
+    before = tp.get_num_threads()
+    yield
+    tp.set_num_threads(before)
+
 
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config):

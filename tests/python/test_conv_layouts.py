@@ -104,3 +104,19 @@ def test_conv2d_reuses_its_plan_across_batch_sizes_and_calls():
     want = tp.nn.functional.conv2d(first, w).numpy()
     tp.nn.functional.conv2d(tp.randn(5, 8, 6, 6), w)
     np.testing.assert_array_equal(tp.nn.functional.conv2d(first, w).numpy(), want)
+
+
+def test_conv2d_and_its_gradients_agree_across_thread_counts(restore_threads):
+    """Plans are made per thread count (oneDNN splits the work when it creates a primitive): the
+    one made for two threads computes what the one for one thread did."""
+    x = tp.randn(8, 16, 12, 12).to(tp.bfloat16).requires_grad_()
+    w = tp.randn(32, 16, 3, 3).to(tp.bfloat16).requires_grad_()
+    results = []
+    for threads in (1, 2, 1):
+        tp.set_num_threads(threads)
+        out = tp.nn.functional.conv2d(x, w, padding=1)
+        gx, gw = tp.autograd.grad(out, (x, w), tp.ones_like(out))
+        results.append([t.detach().float().numpy() for t in (out, gx, gw)])
+    for other in results[1:]:
+        for got, want in zip(other, results[0]):
+            np.testing.assert_allclose(got, want, rtol=1e-2, atol=1e-2 * np.abs(want).max())

@@ -10,13 +10,6 @@ import torch
 import tensorplay as tp
 
 
-@pytest.fixture
-def restore_threads():
-    before = tp.get_num_threads()
-    yield
-    tp.set_num_threads(before)
-
-
 def test_get_num_threads_is_positive():
     assert isinstance(tp.get_num_threads(), int)
     assert tp.get_num_threads() >= 1
