@@ -2,7 +2,9 @@
 momentum) for the MLP at batch 256 and the CNN at batch 128 (benchmarks/cases/models.py), in
 float32 and under autocast (bfloat16), on 1 and on 2 threads; milliseconds per step on a fixed
 random batch, after warm-up. For the MLP under autocast the table also gives the step's
-GEMM-bound limit: its GEMM FLOPs at one core's bfloat16 peak, over the measured step time.
+GEMM-bound limit: its GEMM FLOPs at one core's bfloat16 peak, over the measured step time; for
+each model, the autocast step's time over the float32 step's (below 1 where the CPU has
+AVX512-BF16).
 
 The 1-thread steps run again capped at AVX2, as on a CPU without AVX-512 and so without
 AVX512-BF16 (TP_CPU_CAPABILITY=avx2 for tensorplay; ATEN_CPU_CAPABILITY=avx2 and
@@ -64,14 +66,29 @@ def rows(results, machine):
                           target=f">= {SPEEDUP_TARGET}x")
             speedup.met = check(speedup.tp, lambda x: x >= SPEEDUP_TARGET)
             out.append(speedup)
+        out.append(_with_bf16(name, results, machine))
         out.append(_without_bf16(name, results))
     return out
 
 
+def _autocast_over_float32(results, name, tag=""):
+    """Each library's 1-thread autocast step over its float32 step."""
+    f32, autocast = results[f"{name} float32 1{tag}"], results[f"{name} autocast 1{tag}"]
+    return [a / f if a and f else None for a, f in zip(autocast, f32)]
+
+
+def _with_bf16(name, results, machine):
+    """Autocast must make the step faster where the CPU multiplies bfloat16 natively."""
+    label = f"{name.upper()}, batch {BATCH[name]}: autocast step / float32 step"
+    if "avx512_bf16" not in machine.flags and "amx_bf16" not in machine.flags:
+        return Row(label, "x", *_autocast_over_float32(results, name), target="n/a (no AVX512-BF16)")
+    tp, torch = _autocast_over_float32(results, name)
+    return Row(label, "x", tp, torch, target="< 1 (AVX512-BF16)", met=check(tp, lambda ratio: ratio < 1))
+
+
 def _without_bf16(name, results):
-    """Each library's autocast step over its float32 step, both capped at AVX2."""
-    f32, autocast = results[f"{name} float32 1 avx2"], results[f"{name} autocast 1 avx2"]
-    tp, torch = (a / f if a and f else None for a, f in zip(autocast, f32))
+    """The same, both capped at AVX2: autocast must not make the step slower."""
+    tp, torch = _autocast_over_float32(results, name, " avx2")
     return Row(f"{name.upper()}, batch {BATCH[name]}, capped at AVX2 (no AVX512-BF16): autocast step / float32 step",
                "x", tp, torch, target=f"<= {WITHOUT_BF16_TARGET}",
                met=check(tp, lambda ratio: ratio <= WITHOUT_BF16_TARGET))
