@@ -69,7 +69,9 @@ __attribute__((target("avx512f,avx512bf16"))) void bfloat16_avx512_loop() {
 }
 
 // GFLOP/s of a loop of kIterations x kAccumulators instructions of flops each.
-double gflops(void (*loop)(), int flops) { return double(flops) * kAccumulators * kIterations / best_seconds(loop) / 1e9; }
+double gflops(void (*loop)(), int flops) {
+  return double(flops) * kAccumulators * kIterations / best_seconds(loop) / 1e9;
+}
 
 }  // namespace
 

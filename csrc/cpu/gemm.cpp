@@ -53,8 +53,8 @@ Tensor gemm_operand(const Tensor& t, ScalarType dtype) {
   const Tensor lines = by_rows ? t : transpose(t, 1, 2);  // walked with a stride of ld
   const int64_t ld = lines.stride(1);
   constexpr int64_t kAliasing = 1024, kPadding = 64, kMinLines = 64;
-  const bool aliasing = rows_alias_in_cache() && lines.size(1) >= kMinLines && (ld * itemsize(dtype)) % kAliasing == 0 &&
-                        t.stride(0) != 0;
+  const bool aliasing = rows_alias_in_cache() && lines.size(1) >= kMinLines &&
+                        (ld * itemsize(dtype)) % kAliasing == 0 && t.stride(0) != 0;
   if (dense && !aliasing && t.dtype() == dtype) return t;
   const int64_t line = lines.size(2), padded = aliasing ? line + kPadding / itemsize(dtype) : line;
   Tensor buffer = narrow(empty({t.size(0), lines.size(1), padded}, dtype, t.device()), 2, 0, line);

@@ -69,17 +69,18 @@ void Plan::execute(const std::unordered_map<int, void*>& data) const {
       args.emplace(s.operand.arg, user);
       continue;
     }
-    const Tensor& buffer = buffers.emplace_back(empty({static_cast<int64_t>(s.operand.chosen.get_size())}, ScalarType::UInt8));
-    dnnl::memory inner(s.operand.chosen, engine(), buffer.data_ptr());
-    if (!s.operand.output) run(s.reorder->primitive, {{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, inner}}, s.reorder->scratchpad_bytes);
+    const int64_t bytes = static_cast<int64_t>(s.operand.chosen.get_size());
+    dnnl::memory inner(s.operand.chosen, engine(), buffers.emplace_back(empty({bytes}, ScalarType::UInt8)).data_ptr());
+    if (!s.operand.output)
+      run(s.reorder->primitive, {{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, inner}}, s.reorder->scratchpad_bytes);
     args.emplace(s.operand.arg, inner);
   }
   run(primitive_, args, scratchpad_bytes_);
   for (const Step& s : steps_) {
-    if (s.reorder && s.operand.output)
-      run(s.reorder->primitive,
-          {{DNNL_ARG_FROM, args.at(s.operand.arg)}, {DNNL_ARG_TO, dnnl::memory(s.operand.plain, engine(), data.at(s.operand.arg))}},
-          s.reorder->scratchpad_bytes);
+    if (!s.reorder || !s.operand.output) continue;
+    dnnl::memory user(s.operand.plain, engine(), data.at(s.operand.arg));
+    run(s.reorder->primitive, {{DNNL_ARG_FROM, args.at(s.operand.arg)}, {DNNL_ARG_TO, user}},
+        s.reorder->scratchpad_bytes);
   }
 }
 

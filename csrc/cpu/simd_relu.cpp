@@ -38,7 +38,8 @@ HWY_INLINE void StoreRow(DF d, V v, float* p, size_t count) {
 HWY_INLINE void StoreRow(DF d, V v, uint16_t* p, size_t count) {
   const hn::Rebind<uint16_t, DF> d16;
   const hn::RebindToSigned<DF> di32;
-  const auto bits = hn::DemoteTo(d16, hn::BitCast(di32, hn::ShiftRight<16>(hn::BitCast(hn::RebindToUnsigned<DF>(), v))));
+  const hn::RebindToUnsigned<DF> du32;
+  const auto bits = hn::DemoteTo(d16, hn::BitCast(di32, hn::ShiftRight<16>(hn::BitCast(du32, v))));
   if (count == hn::Lanes(d)) hn::StoreU(bits, d16, p);
   else hn::BlendedStore(bits, hn::FirstN(d16, count), d16, p);
 }

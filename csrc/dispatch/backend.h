@@ -125,7 +125,8 @@ class Backend {
 
   // 2-D pooling over NCHW tensors (padding counts as -inf for max, per count_include_pad for avg).
   virtual void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& in, const Window& w) = 0;
-  virtual void max_pool2d_grad(const Tensor& grad_in, const Tensor& grad_out, const Tensor& indices, const Window& w) = 0;
+  virtual void max_pool2d_grad(const Tensor& grad_in, const Tensor& grad_out, const Tensor& indices,
+                               const Window& w) = 0;
   virtual void avg_pool2d(const Tensor& out, const Tensor& in, const Window& w, bool count_include_pad,
                           std::optional<int64_t> divisor) = 0;
   virtual void avg_pool2d_grad(const Tensor& grad_in, const Tensor& grad_out, const Window& w, bool count_include_pad,
