@@ -46,18 +46,15 @@ struct ConvGeometry {
     }
   }
 
-  dnnl::memory::desc src_md(dnnl::memory::format_tag tag = dnnl::memory::format_tag::nchw) const {
-    return {src, type, tag};
-  }
-  dnnl::memory::desc dst_md(dnnl::memory::format_tag tag = dnnl::memory::format_tag::nchw) const {
-    return {dst, type, tag};
-  }
-  dnnl::memory::desc weights_md(dnnl::memory::format_tag tag = dnnl::memory::format_tag::undef) const {
-    if (tag == dnnl::memory::format_tag::undef)
-      tag = groups == 1 ? dnnl::memory::format_tag::oihw : dnnl::memory::format_tag::goihw;
-    return {weights, type, tag};
+  // The tensors' layouts: NCHW activations, OIHW (GOIHW) weights, a vector of biases.
+  dnnl::memory::desc src_md() const { return {src, type, dnnl::memory::format_tag::nchw}; }
+  dnnl::memory::desc dst_md() const { return {dst, type, dnnl::memory::format_tag::nchw}; }
+  dnnl::memory::desc weights_md() const {
+    return {weights, type, groups == 1 ? dnnl::memory::format_tag::oihw : dnnl::memory::format_tag::goihw};
   }
   dnnl::memory::desc bias_md() const { return {{dst[1]}, type, dnnl::memory::format_tag::x}; }
+  // The primitive's: any layout oneDNN likes (see onednn::Plan).
+  dnnl::memory::desc any(const dims& d) const { return {d, type, dnnl::memory::format_tag::any}; }
 
   onednn::Key key(int64_t kind) const {
     onednn::Key k{kind, static_cast<int64_t>(type), groups};
@@ -66,16 +63,14 @@ struct ConvGeometry {
     return k;
   }
 
-  // Every layout left to oneDNN (see onednn::Plan); the bias is a plain vector either way.
+  // Every layout left to oneDNN but the bias's, a plain vector either way.
   dnnl::convolution_forward::primitive_desc forward_pd(bool with_bias) const {
-    constexpr auto any = dnnl::memory::format_tag::any;
-    auto desc = with_bias ? dnnl::convolution_forward::desc(
-                                dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, src_md(any),
-                                weights_md(any), bias_md(), dst_md(any), strides, dilates, padding_l, padding_r)
+    auto desc = with_bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
+                                                            dnnl::algorithm::convolution_direct, any(src), any(weights),
+                                                            bias_md(), any(dst), strides, dilates, padding_l, padding_r)
                           : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
-                                                            dnnl::algorithm::convolution_direct, src_md(any),
-                                                            weights_md(any), dst_md(any), strides, dilates, padding_l,
-                                                            padding_r);
+                                                            dnnl::algorithm::convolution_direct, any(src), any(weights),
+                                                            any(dst), strides, dilates, padding_l, padding_r);
     return {desc, onednn::attributes(), onednn::engine()};
   }
 };
@@ -126,10 +121,8 @@ bool onednn_forward(const Tensor& out, const Tensor& in, const Tensor& weight, c
 bool onednn_input_grad(const Tensor& grad_in, const Tensor& grad_out, const Tensor& weight, const Window& w) {
   ConvGeometry g(grad_in, weight, grad_out, w);
   PlanPtr p = plan(g, 2, [&] {
-    constexpr auto any = dnnl::memory::format_tag::any;
-    dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, g.src_md(any),
-                                               g.weights_md(any), g.dst_md(any), g.strides, g.dilates, g.padding_l,
-                                               g.padding_r);
+    dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, g.any(g.src), g.any(g.weights),
+                                               g.any(g.dst), g.strides, g.dilates, g.padding_l, g.padding_r);
     auto pd = fast(dnnl::convolution_backward_data::primitive_desc(desc, onednn::attributes(), onednn::engine(),
                                                                    g.forward_pd(false)),
                    g.type);
@@ -148,9 +141,8 @@ bool onednn_input_grad(const Tensor& grad_in, const Tensor& grad_out, const Tens
 bool onednn_weight_grad(const Tensor& grad_weight, const Tensor& grad_out, const Tensor& in, const Window& w) {
   ConvGeometry g(in, grad_weight, grad_out, w);
   PlanPtr p = plan(g, 3, [&] {
-    constexpr auto any = dnnl::memory::format_tag::any;
-    dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, g.src_md(any),
-                                                  g.weights_md(any), g.dst_md(any), g.strides, g.dilates,
+    dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, g.any(g.src),
+                                                  g.any(g.weights), g.any(g.dst), g.strides, g.dilates,
                                                   g.padding_l, g.padding_r);
     auto pd =
         fast(dnnl::convolution_backward_weights::primitive_desc(desc, onednn::attributes(), onednn::engine(),

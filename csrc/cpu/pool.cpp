@@ -94,6 +94,13 @@ bool windows_tile(const Window& w, const Planes& d) {
          w.dilation == std::array<int64_t, 2>{1, 1} && d.P * w.kernel[0] <= d.H && d.Q * w.kernel[1] <= d.W;
 }
 
+// Whether the SIMD rows of simd_pool.cpp run: the 2x2 pool with stride 2, tiling the plane, whose
+// positions fit int32.
+bool simd_2x2(const Window& w, const Planes& d) {
+  return windows_tile(w, d) && w.kernel == std::array<int64_t, 2>{2, 2} &&
+         d.H * d.W <= std::numeric_limits<int32_t>::max();
+}
+
 // A plane of T in the compute type M: the plane itself where they agree, else widened into buf.
 template <class T, class M>
 const M* widened(const T* x, int64_t n, std::vector<M>& buf) {
@@ -142,8 +149,7 @@ void CpuBackend::max_pool2d(const Tensor& out, const Tensor& indices, const Tens
       columns[s] = {first, last};
     }
     const bool small_planes = d.H * d.W <= std::numeric_limits<int32_t>::max();
-    const bool simd_2x2 = std::is_same_v<M, float> && small_planes && windows_tile(w, d) &&
-                          w.kernel == std::array<int64_t, 2>{2, 2};
+    const bool simd = simd_2x2(w, d);
     const T* x = static_cast<const T*>(in.data_ptr());
     T* y = static_cast<T*>(out.data_ptr());
     int64_t* idx = static_cast<int64_t*>(indices.data_ptr());
@@ -159,7 +165,7 @@ void CpuBackend::max_pool2d(const Tensor& out, const Tensor& indices, const Tens
         for (int64_t p = 0; p < d.P; ++p) {
           M* best = out + p * d.Q;
           if constexpr (std::is_same_v<M, float>) {
-            if (simd_2x2) {
+            if (simd) {
               simd::max_pool_2x2_row(src + 2 * p * d.W, d.W, 2 * p * d.W, d.Q, best, ip + p * d.Q);
               continue;
             }
@@ -191,9 +197,7 @@ void CpuBackend::max_pool2d_grad(const Tensor& grad_in, const Tensor& grad_out, 
     const T* g = static_cast<const T*>(grad_out.data_ptr());
     const int64_t* idx = static_cast<const int64_t*>(indices.data_ptr());
     T* gx = static_cast<T*>(grad_in.data_ptr());
-    const bool tiles = windows_tile(w, d);
-    const bool simd_2x2 = tiles && w.kernel == std::array<int64_t, 2>{2, 2} &&
-                          d.H * d.W <= std::numeric_limits<int32_t>::max();
+    const bool tiles = windows_tile(w, d), simd = simd_2x2(w, d);
     const auto [kh, kw] = w.kernel;
     parallel_for(0, d.planes, 1, [&](int64_t lo, int64_t hi) {
       std::vector<M> wide_g, wide_out(std::is_same_v<T, M> ? 0 : d.H * d.W);
@@ -210,7 +214,7 @@ void CpuBackend::max_pool2d_grad(const Tensor& grad_in, const Tensor& grad_out, 
               continue;
             }
             if constexpr (std::is_same_v<M, float>) {
-              if (simd_2x2) {
+              if (simd) {
                 simd::max_pool_2x2_backward_row(gp + p * d.Q, ip + p * d.Q, h * d.W, d.Q, d.W, row);
                 continue;
               }

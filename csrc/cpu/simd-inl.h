@@ -23,6 +23,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 template <class D>
 HWY_INLINE hn::Vec<D> LoadFirst(D d, const hn::TFromD<D>* p, size_t count) {
   using T = hn::TFromD<D>;
+  if (count == hn::Lanes(d)) return hn::LoadU(d, p);
   if constexpr (HWY_TARGET <= HWY_AVX3 || (HWY_TARGET == HWY_AVX2 && sizeof(T) >= 4)) {
     return hn::MaskedLoad(hn::FirstN(d, count), d, p);
   } else {
@@ -30,6 +31,13 @@ HWY_INLINE hn::Vec<D> LoadFirst(D d, const hn::TFromD<D>* p, size_t count) {
     std::copy_n(p, count, lanes);
     return hn::Load(d, lanes);
   }
+}
+
+// The first count lanes of v into p (count <= Lanes(d)), writing nothing past p + count.
+template <class D>
+HWY_INLINE void StoreFirst(hn::Vec<D> v, D d, hn::TFromD<D>* p, size_t count) {
+  if (count == hn::Lanes(d)) hn::StoreU(v, d, p);
+  else hn::BlendedStore(v, hn::FirstN(d, count), d, p);
 }
 
 // The sum of f(x[i]) over a row (f_scalar for the tail), in four independent vector accumulators:

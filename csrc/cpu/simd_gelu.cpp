@@ -91,7 +91,7 @@ void GeluRow(const float* x, float* y, int64_t n, bool tanh) {
   for (; i + lanes <= n; i += lanes) hn::StoreU(Gelu(d, hn::LoadU(d, x + i), tanh), d, y + i);
   if (i < n) {  // the tail, through one masked vector (lanes past it read and write nothing)
     const size_t rest = static_cast<size_t>(n - i);
-    hn::BlendedStore(Gelu(d, LoadFirst(d, x + i, rest), tanh), hn::FirstN(d, rest), d, y + i);
+    StoreFirst(Gelu(d, LoadFirst(d, x + i, rest), tanh), d, y + i, rest);
   }
 }
 
@@ -104,8 +104,7 @@ void GeluBackwardRow(const float* g, const float* x, float* out, int64_t n,
     hn::StoreU(GeluBackward(d, hn::LoadU(d, g + i), hn::LoadU(d, x + i), tanh), d, out + i);
   if (i < n) {
     const size_t rest = static_cast<size_t>(n - i);
-    hn::BlendedStore(GeluBackward(d, LoadFirst(d, g + i, rest), LoadFirst(d, x + i, rest), tanh), hn::FirstN(d, rest),
-                     d, out + i);
+    StoreFirst(GeluBackward(d, LoadFirst(d, g + i, rest), LoadFirst(d, x + i, rest), tanh), d, out + i, rest);
   }
 }
 

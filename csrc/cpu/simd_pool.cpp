@@ -46,7 +46,7 @@ void MaxPool2x2BackwardRow(const float* g, const int64_t* at, int64_t base, int6
 template <class D, class V = hn::Vec<D>>
 HWY_INLINE void LoadPairs(D d, const float* x, size_t count, V& even, V& odd) {
   const size_t lanes = hn::Lanes(d), m = 2 * count;
-  const V lo = m >= lanes ? hn::LoadU(d, x) : LoadFirst(d, x, m);
+  const V lo = LoadFirst(d, x, std::min(m, lanes));
   const V hi = m > lanes ? LoadFirst(d, x + lanes, m - lanes) : hn::Zero(d);
   even = hn::ConcatEven(d, hi, lo);
   odd = hn::ConcatOdd(d, hi, lo);
@@ -78,15 +78,9 @@ void MaxPool2x2Row(const float* top, int64_t width, int64_t row, int64_t n, floa
     consider(e, static_cast<int32_t>(width + 1));
     const auto low = hn::PromoteTo(d64, hn::LowerHalf(dh, at)), high = hn::PromoteTo(d64, hn::UpperHalf(dh, at));
     const size_t half = lanes / 2;
-    if (count == lanes) {
-      hn::StoreU(v, d, best + q);
-      hn::StoreU(low, d64, best_at + q);
-      hn::StoreU(high, d64, best_at + q + half);
-    } else {
-      hn::BlendedStore(v, hn::FirstN(d, count), d, best + q);
-      hn::BlendedStore(low, hn::FirstN(d64, std::min(count, half)), d64, best_at + q);
-      if (count > half) hn::BlendedStore(high, hn::FirstN(d64, count - half), d64, best_at + q + half);
-    }
+    StoreFirst(v, d, best + q, count);
+    StoreFirst(low, d64, best_at + q, std::min(count, half));
+    if (count > half) StoreFirst(high, d64, best_at + q + half, count - half);
   }
 }
 
@@ -110,8 +104,7 @@ void MaxPool2x2BackwardRow(const float* g, const int64_t* at, int64_t base, int6
     // A column past the windows meets a zero gradient (and a position that is not 0: x0 > 0).
     const auto here = hn::RebindMask(d, hn::Eq(hn::TableLookupLanes(atv, low_halves), position));
     const auto v = hn::IfThenElseZero(here, hn::TableLookupLanes(gv, each_twice));
-    if (x0 + lanes <= width) hn::StoreU(v, d, row + x0);
-    else hn::BlendedStore(v, hn::FirstN(d, static_cast<size_t>(width - x0)), d, row + x0);
+    StoreFirst(v, d, row + x0, static_cast<size_t>(std::min(lanes, width - x0)));
   }
 }
 

@@ -31,17 +31,12 @@ HWY_INLINE V LoadRow(DF d, const uint16_t* p, size_t count) {
 }
 
 // count values back into the row; a bfloat16 lane holds a bfloat16 value already.
-HWY_INLINE void StoreRow(DF d, V v, float* p, size_t count) {
-  if (count == hn::Lanes(d)) hn::StoreU(v, d, p);
-  else hn::BlendedStore(v, hn::FirstN(d, count), d, p);
-}
+HWY_INLINE void StoreRow(DF d, V v, float* p, size_t count) { StoreFirst(v, d, p, count); }
 HWY_INLINE void StoreRow(DF d, V v, uint16_t* p, size_t count) {
   const hn::Rebind<uint16_t, DF> d16;
   const hn::RebindToSigned<DF> di32;
   const hn::RebindToUnsigned<DF> du32;
-  const auto bits = hn::DemoteTo(d16, hn::BitCast(di32, hn::ShiftRight<16>(hn::BitCast(du32, v))));
-  if (count == hn::Lanes(d)) hn::StoreU(bits, d16, p);
-  else hn::BlendedStore(bits, hn::FirstN(d16, count), d16, p);
+  StoreFirst(hn::DemoteTo(d16, hn::BitCast(di32, hn::ShiftRight<16>(hn::BitCast(du32, v)))), d16, p, count);
 }
 
 // 0 where x < 0, else x (so -0 and NaN stay, as in PyTorch).

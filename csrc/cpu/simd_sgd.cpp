@@ -40,11 +40,10 @@ void SgdMomentumRow(float* param, const float* grad, float* buf, int64_t n, cons
   }
   if (i < n) {  // the tail, through one masked vector (lanes past it read and write nothing)
     const size_t rest = static_cast<size_t>(n - i);
-    const auto m = hn::FirstN(d, rest);
     auto p = LoadFirst(d, param + i, rest), b = LoadFirst(d, buf + i, rest);
     Step(d, p, LoadFirst(d, grad + i, rest), b, o);
-    hn::BlendedStore(p, m, d, param + i);
-    hn::BlendedStore(b, m, d, buf + i);
+    StoreFirst(p, d, param + i, rest);
+    StoreFirst(b, d, buf + i, rest);
   }
 }
 
