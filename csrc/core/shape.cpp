@@ -1,6 +1,7 @@
 #include "core/shape.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "core/error.h"
 
@@ -25,6 +26,19 @@ Shape contiguous_strides(IntArrayRef sizes) {
              "[tensor] the strides of sizes ", to_string(sizes), " overflow int64");
   }
   return strides;
+}
+
+bool is_dense_layout(IntArrayRef sizes, IntArrayRef strides) {
+  std::vector<size_t> dims(sizes.size());
+  std::iota(dims.begin(), dims.end(), 0);
+  std::ranges::stable_sort(dims, [&](size_t a, size_t b) { return strides[a] < strides[b]; });
+  int64_t expected = 1;
+  for (size_t d : dims) {
+    if (sizes[d] == 1) continue;
+    if (strides[d] != expected) return false;
+    expected *= sizes[d];
+  }
+  return true;
 }
 
 std::string to_string(IntArrayRef sizes) {

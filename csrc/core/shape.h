@@ -29,6 +29,9 @@ class IntArrayRef : public std::span<const int64_t> {
 int64_t numel(IntArrayRef sizes);
 // Row-major strides, in elements.
 Shape contiguous_strides(IntArrayRef sizes);
+// Whether strides lay sizes out densely without overlap: some permutation of a contiguous
+// layout (a transposed matrix, a channels-last image), as PyTorch's is_non_overlapping_and_dense.
+bool is_dense_layout(IntArrayRef sizes, IntArrayRef strides);
 // "[2, 3]"
 std::string to_string(IntArrayRef sizes);
 

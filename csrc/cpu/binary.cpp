@@ -153,7 +153,7 @@ void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const T
         const T* y = static_cast<const T*>(b.data_ptr());
         T* o = static_cast<T*>(out.data_ptr());
         const float threshold = alpha.to<float>();
-        if (run_dense(out.numel(), {&out, &a, &b},
+        if (run_dense({&out, &a, &b},
                       [&](int64_t i, int64_t n) { simd::threshold_backward_row(g + i, y + i, o + i, threshold, n); }))
           return;
       }

@@ -55,13 +55,17 @@ void run_float_rows(const StridedLoop<N>& loop, const Kernel& kernel) {
 }
 
 // Runs row(first, n) over [0, numel) in parallel chunks (first: the chunk's first element), when
-// every tensor given is contiguous (and all have numel elements): a kernel for dense rows then
-// covers the whole op. False, running nothing, otherwise.
+// the tensors given share one dense layout (contiguous, or a permutation of it, as a transposed
+// tensor and the output made like it): element i of each lies i items past its data pointer, so
+// a kernel for dense rows covers the whole op. False, running nothing, otherwise.
 template <class Row>
-bool run_dense(int64_t numel, std::initializer_list<const Tensor*> tensors, const Row& row) {
-  if (!std::ranges::all_of(tensors, [&](const Tensor* t) { return t->is_contiguous() && t->numel() == numel; }))
-    return false;
-  parallel_for(0, numel, kGrain, [&](int64_t lo, int64_t hi) { row(lo, hi - lo); });
+bool run_dense(std::initializer_list<const Tensor*> tensors, const Row& row) {
+  const Tensor& first = **tensors.begin();
+  const bool shared = std::ranges::all_of(tensors, [&](const Tensor* t) {
+    return std::ranges::equal(t->sizes(), first.sizes()) && std::ranges::equal(t->strides(), first.strides());
+  });
+  if (!shared || !(first.is_contiguous() || is_dense_layout(first.sizes(), first.strides()))) return false;
+  parallel_for(0, first.numel(), kGrain, [&](int64_t lo, int64_t hi) { row(lo, hi - lo); });
   return true;
 }
 

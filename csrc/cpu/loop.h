@@ -2,9 +2,14 @@
 // The strided loop under every elementwise CPU kernel.
 //
 // N operands share one shape (inputs already expanded to it, so broadcast dims have stride 0).
-// Dims that are contiguous for every operand are merged, and the loop hands the kernel one
-// innermost row at a time: row(ptrs, strides, n) with byte pointers and byte strides, so the
-// kernel can take a fast path when every stride is the item size (or 0 for a broadcast scalar).
+// The loop walks the dims in the operands' memory order, not their logical one (as PyTorch's
+// TensorIterator does): ops keep their input's layout, and walking a transposed operand by its
+// logical rows read one element per cache line (relu of a transposed 1024x1024 float32 took 17
+// ms, 0.11 ms contiguous). Dims that are then contiguous for every operand are merged, and the
+// loop hands the kernel one innermost row at a time: row(ptrs, strides, n) with byte pointers and
+// byte strides, so the kernel can take a fast path when every stride is the item size (or 0 for
+// a broadcast scalar). So a kernel must not depend on the order it sees elements in (scatter's
+// repeated indices, whose winner PyTorch leaves unspecified, resolve in memory order).
 
 #include <array>
 #include <cstdint>
@@ -30,8 +35,7 @@ struct StridedLoop {
   explicit StridedLoop(const std::array<const Tensor*, N>& operands) {
     const Tensor& first = *operands[0];
     for (size_t k = 0; k < N; ++k) base[k] = static_cast<char*>(operands[k]->data_ptr());
-    for (int64_t d = 0; d < first.dim(); ++d) {
-      if (first.size(d) == 1) continue;
+    for (int64_t d : memory_order(operands)) {
       Strides s;
       for (size_t k = 0; k < N; ++k) s[k] = operands[k]->strides()[d] * operands[k]->itemsize();
       // Merge with the previous dim when that one steps exactly over this one for all operands.
@@ -45,6 +49,26 @@ struct StridedLoop {
         strides.push_back(s);
       }
     }
+  }
+
+  // The dims of size above 1, outermost first: by the strides of the first operand that tells two
+  // dims apart (the output, for most kernels), the logical order where none does (broadcast
+  // strides of 0 tell nothing). An insertion sort, since "tells apart" is not a total order.
+  static std::vector<int64_t> memory_order(const std::array<const Tensor*, N>& operands) {
+    auto inner = [&](int64_t a, int64_t b) {  // whether dim a goes inside dim b
+      for (const Tensor* t : operands) {
+        const int64_t sa = t->stride(a), sb = t->stride(b);
+        if (sa != 0 && sb != 0 && sa != sb) return sa < sb;
+      }
+      return false;
+    };
+    std::vector<int64_t> dims;
+    for (int64_t d = 0; d < operands[0]->dim(); ++d) {
+      if (operands[0]->size(d) == 1) continue;
+      dims.push_back(d);
+      for (size_t i = dims.size() - 1; i > 0 && inner(dims[i - 1], dims[i]); --i) std::swap(dims[i - 1], dims[i]);
+    }
+    return dims;
   }
 
   int64_t numel() const {

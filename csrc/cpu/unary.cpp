@@ -44,7 +44,7 @@ void unary_floating(UnaryOp op, const Tensor& out, const Tensor& in, double p0, 
     if (op == UnaryOp::Relu) {
       const T* x = static_cast<const T*>(in.data_ptr());
       T* y = static_cast<T*>(out.data_ptr());
-      if (run_dense(out.numel(), {&out, &in}, [&](int64_t i, int64_t n) { simd::relu_row(x + i, y + i, n); })) return;
+      if (run_dense({&out, &in}, [&](int64_t i, int64_t n) { simd::relu_row(x + i, y + i, n); })) return;
     }
   }
   if constexpr (FloatRowType<T>) {

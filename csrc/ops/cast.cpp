@@ -1,7 +1,6 @@
 // Casts and copies.
 
 #include <algorithm>
-#include <numeric>
 
 #include "autograd/record.h"
 #include "dispatch/backend.h"
@@ -30,26 +29,10 @@ class CloneBackward final : public autograd::Node {
   TensorList apply(TensorList&& grads) override { return {grads[0]}; }
 };
 
-// Strides of t when they describe a dense, non-overlapping layout (some permutation of a
-// contiguous one); an empty result otherwise. New tensors "like" t reuse such a layout, as
-// PyTorch's preserve_format does, so x.t().float() stays transposed rather than being copied
-// into row-major order.
-std::optional<Shape> dense_layout(const Tensor& t) {
-  if (t.is_contiguous()) return Shape(t.strides().begin(), t.strides().end());
-  std::vector<int64_t> dims(t.dim());
-  std::iota(dims.begin(), dims.end(), 0);
-  std::stable_sort(dims.begin(), dims.end(), [&](int64_t a, int64_t b) { return t.stride(a) > t.stride(b); });
-  int64_t expected = 1;
-  for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
-    if (t.size(*it) == 1) continue;
-    if (t.stride(*it) != expected) return std::nullopt;
-    expected *= t.size(*it);
-  }
-  return Shape(t.strides().begin(), t.strides().end());
-}
-
+// New tensors "like" t reuse a dense layout of t's, as PyTorch's preserve_format does, so
+// x.t().float() stays transposed rather than being copied into row-major order.
 Tensor empty_preserving_layout(const Tensor& t, ScalarType dtype, Device device) {
-  if (auto strides = dense_layout(t)) return empty_strided(t.sizes(), *strides, dtype, device);
+  if (!t.is_contiguous() && is_dense_layout(t.sizes(), t.strides())) return empty_strided(t.sizes(), t.strides(), dtype, device);
   return empty(t.sizes(), dtype, device);
 }
 

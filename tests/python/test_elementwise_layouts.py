@@ -1,0 +1,116 @@
+"""Elementwise ops, casts and copies on tensors whose memory order is not their logical order.
+
+Ops keep a dense input's layout (as PyTorch's preserve_format does), and the CPU loop walks the
+operands in memory order; these tests check values and output strides against PyTorch for
+transposed, permuted, channels-last, sliced and broadcast operands, mixed within one op."""
+
+import numpy as np
+import pytest
+import torch
+
+import tensorplay as tp
+
+# name -> function of a contiguous base tensor giving the operand; each works for any module.
+LAYOUTS = {
+    "contiguous": lambda m, x: x,
+    "transposed": lambda m, x: x.transpose(0, 1),
+    "permuted": lambda m, x: x.permute(2, 0, 1),
+    "channels_last": lambda m, x: x.permute(0, 2, 3, 1),
+    "sliced": lambda m, x: x[:, 1::2],
+    "reversed_dims": lambda m, x: x.permute(*reversed(range(x.dim()))),
+}
+BASE_SHAPES = {  # the base's shape for each layout, so the operands come out with these sizes
+    "contiguous": (37, 65),
+    "transposed": (65, 37),
+    "permuted": (9, 17, 33),
+    "channels_last": (3, 7, 9, 16),
+    "sliced": (37, 130),
+    "reversed_dims": (5, 7, 11),
+}
+DTYPES = ["float32", "bfloat16", "float16", "float64"]
+
+UNARY = {
+    "relu": lambda m, x: m.relu(x),
+    "neg": lambda m, x: -x,
+    "exp": lambda m, x: m.exp(x),
+    "sigmoid": lambda m, x: m.sigmoid(x),
+    "gelu": lambda m, x: m.nn.functional.gelu(x),
+    "abs": lambda m, x: m.abs(x),
+    "mul_scalar": lambda m, x: x * 3.0,
+    "clone": lambda m, x: x.clone(),
+    "contiguous": lambda m, x: x.contiguous(),
+}
+
+
+def operand(m, layout, dtype, seed=0):
+    base = np.random.default_rng(seed).standard_normal(BASE_SHAPES[layout]).astype(np.float32)
+    x = m.from_numpy(base).to(getattr(m, dtype))
+    return LAYOUTS[layout](m, x)
+
+
+def close(ours, theirs, dtype):
+    assert ours.dtype == getattr(tp, str(theirs.dtype).split(".")[1])
+    tol = {"float32": 1e-6, "float64": 1e-12, "bfloat16": 1e-2, "float16": 1e-3}[dtype]
+    np.testing.assert_allclose(ours.to(tp.float64).numpy(), theirs.to(torch.float64).numpy(), rtol=tol, atol=tol)
+    assert ours.stride() == theirs.stride()
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("op", list(UNARY))
+def test_unary_op_keeps_values_and_layout(op, layout, dtype):
+    ours, theirs = (UNARY[op](m, operand(m, layout, dtype)) for m in (tp, torch))
+    close(ours, theirs, dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("other", ["same", "contiguous", "row"])
+@pytest.mark.parametrize("op", ["add", "mul", "sub", "div"])
+def test_binary_op_on_mixed_layouts(op, layout, other, dtype):
+    def run(m):
+        a = operand(m, layout, dtype)
+        if other == "same":
+            b = operand(m, layout, dtype, seed=1)
+        elif other == "contiguous":
+            b = operand(m, layout, dtype, seed=1).contiguous()
+        else:  # a broadcast row: stride 0 along every dim but the last
+            b = operand(m, layout, dtype, seed=1).contiguous()[(0,) * (a.dim() - 1)]
+        return getattr(m, op)(a, b)
+
+    close(run(tp), run(torch), dtype)
+
+
+@pytest.mark.parametrize("to", DTYPES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_cast_keeps_values_and_layout(layout, dtype, to):
+    ours, theirs = (operand(m, layout, dtype).to(getattr(m, to)) for m in (tp, torch))
+    close(ours, theirs, to)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_copy_into_a_view_of_another_layout(layout, dtype):
+    def run(m):
+        src = operand(m, layout, dtype)
+        dst = m.zeros(tuple(reversed(src.shape)), dtype=getattr(m, dtype)).permute(*reversed(range(src.dim())))
+        dst.copy_(src)
+        filled = m.zeros(tuple(reversed(src.shape)), dtype=getattr(m, dtype)).permute(*reversed(range(src.dim())))
+        filled.fill_(2.5)
+        return dst + filled
+
+    close(run(tp), run(torch), dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("op", ["relu", "gelu", "sigmoid"])
+def test_gradient_through_a_layout(op, layout, dtype):
+    def run(m):
+        x = operand(m, layout, dtype).detach().requires_grad_(True)
+        grad = operand(m, layout, dtype, seed=2).detach()
+        UNARY[op](m, x).backward(grad)
+        return x.grad
+
+    close(run(tp), run(torch), dtype)
