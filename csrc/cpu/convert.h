@@ -25,12 +25,12 @@ inline To convert(From v) {
   }
 }
 
-// n contiguous values converted; bfloat16 <-> float32 through the SIMD kernels of simd.h.
+// n contiguous values converted; the 16-bit floats <-> float32 through the SIMD kernels of simd.h.
 template <class To, class From>
 inline void convert_n(const From* in, To* out, int64_t n) {
-  if constexpr (std::same_as<From, BFloat16> && std::same_as<To, float>) {
+  if constexpr (is_reduced_float(scalar_type_of<From>()) && std::same_as<To, float>) {
     simd::widen(in, out, n);
-  } else if constexpr (std::same_as<From, float> && std::same_as<To, BFloat16>) {
+  } else if constexpr (std::same_as<From, float> && is_reduced_float(scalar_type_of<To>())) {
     simd::round_to(in, out, n);
   } else {
     for (int64_t i = 0; i < n; ++i) out[i] = convert<To>(in[i]);

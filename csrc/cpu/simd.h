@@ -9,10 +9,12 @@
 
 namespace tp::cpu::simd {
 
-// n contiguous bfloat16 values widened to float32 (exactly), and float32 rounded to bfloat16 (to
+// n contiguous 16-bit floats widened to float32 (exactly), and float32 rounded to them (to
 // nearest even, NaN to NaN), as core/half.h converts one value.
 void widen(const BFloat16* in, float* out, int64_t n);
 void round_to(const float* in, BFloat16* out, int64_t n);
+void widen(const Half* in, float* out, int64_t n);
+void round_to(const float* in, Half* out, int64_t n);
 
 // The sum of n contiguous floats, in vector lanes (so in another order than one by one). For a
 // few hundred values; longer rows are split pairwise by the caller to keep the sum accurate.

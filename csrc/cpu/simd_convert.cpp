@@ -1,6 +1,9 @@
-// Conversions between bfloat16 and float32 rows in SIMD code, compiled by Highway for each x86
-// target and dispatched at run time (see simd_softmax.cpp). They follow core/half.h exactly:
-// widening is exact, rounding is to nearest even, and a NaN becomes the bfloat16 NaN 0xFFFF.
+// Conversions between the 16-bit floats and float32 rows in SIMD code, compiled by Highway for
+// each x86 target and dispatched at run time (see simd_softmax.cpp). They follow core/half.h
+// exactly: widening is exact, rounding is to nearest even, a NaN becomes the bfloat16 NaN 0xFFFF,
+// and float16 converts as the F16C instructions do, which the AVX2 and AVX-512 targets have.
+// Below AVX2, Highway emulates them (and truncates where F16C rounds), so float16 rows are
+// converted one value at a time there.
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/simd_convert.cpp"
@@ -44,6 +47,30 @@ void RoundToBFloat16(const float* in, uint16_t* out, int64_t n) {
   for (; i < n; ++i) out[i] = BFloat16(in[i]).bits;
 }
 
+void WidenHalf(const uint16_t* in, float* out, int64_t n) {
+  int64_t i = 0;
+#if HWY_TARGET <= HWY_AVX2
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<hwy::float16_t, decltype(df)> dh;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+  for (; i + lanes <= n; i += lanes)
+    hn::StoreU(hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(in) + i)), df, out + i);
+#endif
+  for (; i < n; ++i) out[i] = Half::from_bits(in[i]);
+}
+
+void RoundToHalf(const float* in, uint16_t* out, int64_t n) {
+  int64_t i = 0;
+#if HWY_TARGET <= HWY_AVX2
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<hwy::float16_t, decltype(df)> dh;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+  for (; i + lanes <= n; i += lanes)
+    hn::StoreU(hn::DemoteTo(dh, hn::LoadU(df, in + i)), dh, reinterpret_cast<hwy::float16_t*>(out) + i);
+#endif
+  for (; i < n; ++i) out[i] = Half(in[i]).bits;
+}
+
 }  // namespace tp::cpu::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -52,6 +79,8 @@ namespace tp::cpu::simd {
 
 HWY_EXPORT(WidenBFloat16);
 HWY_EXPORT(RoundToBFloat16);
+HWY_EXPORT(WidenHalf);
+HWY_EXPORT(RoundToHalf);
 
 void widen(const BFloat16* in, float* out, int64_t n) {
   HWY_DYNAMIC_DISPATCH(WidenBFloat16)(reinterpret_cast<const uint16_t*>(in), out, n);
@@ -59,6 +88,14 @@ void widen(const BFloat16* in, float* out, int64_t n) {
 
 void round_to(const float* in, BFloat16* out, int64_t n) {
   HWY_DYNAMIC_DISPATCH(RoundToBFloat16)(in, reinterpret_cast<uint16_t*>(out), n);
+}
+
+void widen(const Half* in, float* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(WidenHalf)(reinterpret_cast<const uint16_t*>(in), out, n);
+}
+
+void round_to(const float* in, Half* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(RoundToHalf)(in, reinterpret_cast<uint16_t*>(out), n);
 }
 
 }  // namespace tp::cpu::simd
