@@ -40,6 +40,19 @@ HWY_INLINE void StoreFirst(hn::Vec<D> v, D d, hn::TFromD<D>* p, size_t count) {
   else hn::BlendedStore(v, hn::FirstN(d, count), d, p);
 }
 
+// y[i] = f(x[i]) over a row of n floats: whole vectors, then the tail through one masked vector
+// (lanes past it read and write nothing). y may be x.
+template <class D, class F>
+HWY_INLINE void MapRow(D d, const float* x, float* y, int64_t n, const F& f) {
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) hn::StoreU(f(hn::LoadU(d, x + i)), d, y + i);
+  if (i < n) {
+    const size_t rest = static_cast<size_t>(n - i);
+    StoreFirst(f(LoadFirst(d, x + i, rest)), d, y + i, rest);
+  }
+}
+
 // The sum of f(x[i]) over a row (f_scalar for the tail), in four independent vector accumulators:
 // with one, each add would wait for the one before it.
 template <class D, class F, class FScalar>

@@ -37,6 +37,14 @@ void relu_row(const BFloat16* x, BFloat16* y, int64_t n);
 void threshold_backward_row(const float* g, const float* y, float* out, float threshold, int64_t n);
 void threshold_backward_row(const BFloat16* g, const BFloat16* y, BFloat16* out, float threshold, int64_t n);
 
+// y = exp(x), log(x), tanh(x), sigmoid(x) or silu(x) of n contiguous floats, within a few ULP of
+// the exact result, and as std:: at the infinities and NaN; y may be x.
+void exp_row(const float* x, float* y, int64_t n);
+void log_row(const float* x, float* y, int64_t n);
+void tanh_row(const float* x, float* y, int64_t n);
+void sigmoid_row(const float* x, float* y, int64_t n);
+void silu_row(const float* x, float* y, int64_t n);
+
 // y = gelu(x) of n contiguous floats, exact or (tanh) the tanh approximation; y may be x.
 void gelu_row(const float* x, float* y, int64_t n, bool tanh);
 

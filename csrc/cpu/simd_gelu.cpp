@@ -86,13 +86,7 @@ HWY_INLINE V GeluBackward(D d, V g, V x, bool tanh) {
 
 void GeluRow(const float* x, float* y, int64_t n, bool tanh) {
   const hn::ScalableTag<float> d;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  int64_t i = 0;
-  for (; i + lanes <= n; i += lanes) hn::StoreU(Gelu(d, hn::LoadU(d, x + i), tanh), d, y + i);
-  if (i < n) {  // the tail, through one masked vector (lanes past it read and write nothing)
-    const size_t rest = static_cast<size_t>(n - i);
-    StoreFirst(Gelu(d, LoadFirst(d, x + i, rest), tanh), d, y + i, rest);
-  }
+  MapRow(d, x, y, n, [&](auto v) { return Gelu(d, v, tanh); });
 }
 
 void GeluBackwardRow(const float* g, const float* x, float* out, int64_t n,

@@ -35,6 +35,19 @@ void map(const Tensor& out, const Tensor& in, F f) {
   });
 }
 
+// The SIMD kernel of op on float32 rows, if it has one.
+using SimdRow = void (*)(const float*, float*, int64_t);
+SimdRow simd_row(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Exp: return simd::exp_row;
+    case UnaryOp::Log: return simd::log_row;
+    case UnaryOp::Tanh: return simd::tanh_row;
+    case UnaryOp::Sigmoid: return simd::sigmoid_row;
+    case UnaryOp::Silu: return simd::silu_row;
+    default: return nullptr;
+  }
+}
+
 template <class T>
 void unary_floating(UnaryOp op, const Tensor& out, const Tensor& in, double p0, double p1, double p2) {
   using M = opmath_t<T>;
@@ -52,6 +65,9 @@ void unary_floating(UnaryOp op, const Tensor& out, const Tensor& in, double p0, 
       const bool tanh = op == UnaryOp::GeluTanh;
       return run_float_rows<T>(strided_loop(out, in),
                                [tanh](float* y, auto x, int64_t n) { simd::gelu_row(x[0], y, n, tanh); });
+    }
+    if (auto row = simd_row(op)) {
+      return run_float_rows<T>(strided_loop(out, in), [row](float* y, auto x, int64_t n) { row(x[0], y, n); });
     }
   }
   switch (op) {

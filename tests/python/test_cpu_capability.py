@@ -29,6 +29,7 @@ KERNEL_TESTS = [
     "test_dtypes.py::test_float32_to_low_precision_random_non_nan",
     "test_optim.py",
     "test_elementwise_layouts.py",
+    "test_transcendental.py",
 ]
 
 
