@@ -26,6 +26,52 @@ void convert_row(char* dst, const char* src, int64_t dst_stride, int64_t src_str
   }
 }
 
+// Whether the copy transposes: dst's rows (the loop's last dim) run across src's, which lie along
+// the dim before (x.t().contiguous(), NCHW to NHWC). Walked row by row, such a copy reads src one
+// element per cache line; copy_tiles keeps a tile of both in cache instead.
+bool transposes(const StridedLoop<2>& loop, int64_t dst_size, int64_t src_size) {
+  const size_t dims = loop.shape.size();
+  return dims >= 2 && loop.strides[dims - 1][0] == dst_size && loop.strides[dims - 2][1] == src_size &&
+         loop.strides[dims - 1][1] != src_size;
+}
+
+template <class To, class From>
+void copy_tiles(const StridedLoop<2>& loop) {
+  // Tiles 32 bytes of src wide: rows a power of two apart share L1's sets, and a wider tile's
+  // lines evicted one another (1024x1024 float32: 0.9 ms in tiles of 8, 3.4 ms in tiles of 64).
+  constexpr int64_t kTile = std::max<int64_t>(8, 32 / sizeof(From));
+  const size_t dims = loop.shape.size();
+  const int64_t rows = loop.shape[dims - 2], cols = loop.shape[dims - 1];
+  const int64_t row_tiles = (rows + kTile - 1) / kTile;
+  const auto& row_step = loop.strides[dims - 2];
+  const int64_t src_col_step = loop.strides[dims - 1][1];
+  int64_t planes = 1;
+  for (size_t d = 0; d + 2 < dims; ++d) planes *= loop.shape[d];
+  const int64_t grain = std::max<int64_t>(1, kGrain / (kTile * cols));
+  parallel_for(0, planes * row_tiles, grain, [&](int64_t lo, int64_t hi) {
+    for (int64_t t = lo; t < hi; ++t) {
+      char* dst = loop.base[0];
+      const char* src = loop.base[1];
+      for (int64_t d = static_cast<int64_t>(dims) - 3, plane = t / row_tiles; d >= 0; --d) {
+        const int64_t at = plane % loop.shape[d];
+        plane /= loop.shape[d];
+        dst += at * loop.strides[d][0];
+        src += at * loop.strides[d][1];
+      }
+      const int64_t first_row = t % row_tiles * kTile, last_row = std::min(rows, first_row + kTile);
+      for (int64_t first_col = 0; first_col < cols; first_col += kTile) {
+        const int64_t last_col = std::min(cols, first_col + kTile);
+        for (int64_t i = first_row; i < last_row; ++i) {
+          To* out = reinterpret_cast<To*>(dst + i * row_step[0]);
+          const char* in = src + i * row_step[1];
+          for (int64_t j = first_col; j < last_col; ++j)
+            out[j] = convert<To>(*reinterpret_cast<const From*>(in + j * src_col_step));
+        }
+      }
+    }
+  });
+}
+
 }  // namespace
 
 void CpuBackend::copy(const Tensor& dst, const Tensor& src) {
@@ -39,10 +85,12 @@ void CpuBackend::copy(const Tensor& dst, const Tensor& src) {
       return;
     }
   }
+  const bool tiles = transposes(loop, dst.itemsize(), src.itemsize());
   visit_dtype("copy_", dst.dtype(), [&](auto to) {
     visit_dtype("copy_", src.dtype(), [&](auto from) {
       using To = decltype(to);
       using From = decltype(from);
+      if (tiles) return copy_tiles<To, From>(loop);
       loop.run([](auto p, auto s, int64_t n) { convert_row<To, From>(p[0], p[1], s[0], s[1], n); });
     });
   });

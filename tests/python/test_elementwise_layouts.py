@@ -114,3 +114,25 @@ def test_gradient_through_a_layout(op, layout, dtype):
         return x.grad
 
     close(run(tp), run(torch), dtype)
+
+
+@pytest.mark.parametrize("to", ["float32", "bfloat16", "float64"])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_copy_into_a_contiguous_tensor_of_another_dtype(layout, dtype, to):
+    def run(m):
+        src = operand(m, layout, dtype)
+        return m.empty(tuple(src.shape), dtype=getattr(m, to)).copy_(src)
+
+    close(run(tp), run(torch), to)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (1, 40), (40, 1), (7, 9), (31, 33), (64, 64), (100, 3)])
+def test_transposing_copies_of_every_tile_remainder(shape):
+    def run(m):
+        x = m.from_numpy(np.arange(np.prod(shape), dtype=np.float32).reshape(shape))
+        batched = m.stack([x, -x, 2 * x])
+        return x.t().contiguous(), batched.transpose(1, 2).contiguous(), x.t().to(m.bfloat16).contiguous()
+
+    for ours, theirs in zip(run(tp), run(torch)):
+        close(ours, theirs, "float32" if ours.dtype == tp.float32 else "bfloat16")

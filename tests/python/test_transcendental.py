@@ -32,7 +32,8 @@ def float32_values():
 def ulps_apart(ours, theirs):
     """|ours - theirs| in units of float32's spacing at theirs (its subnormal spacing below FLT_MIN)."""
     with np.errstate(over="ignore"):  # the spacing at FLT_MAX is infinite
-        return np.abs(ours.astype(np.float64) - theirs.astype(np.float64)) / np.spacing(np.abs(theirs)).astype(np.float64)
+        spacing = np.spacing(np.abs(theirs)).astype(np.float64)
+    return np.abs(ours.astype(np.float64) - theirs.astype(np.float64)) / spacing
 
 
 @pytest.mark.parametrize("op", list(OPS))
