@@ -72,3 +72,19 @@ def test_linear_gradients_with_1KiB_rows():
             assert ours == theirs
         else:
             np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-4 * np.abs(theirs).max())
+
+
+@pytest.mark.parametrize("ta,tb", [(False, False), (True, False), (False, True)], ids=["nn", "tn", "nt"])
+def test_large_float32_products_with_bias_scale_and_sum(ta, tb):
+    """Every extent from 512 up, where gemm.cpp asks oneDNN for its gemm:jit kernel first; addmm's
+    beta and alpha, and linear's bias, go to that kernel as attributes."""
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((520, 530)), rng.standard_normal((530, 515))
+    c, bias = rng.standard_normal((520, 515)), rng.standard_normal(515)
+    for m in (tp, torch):
+        x, y = operand(m, a, ta, "float32", 0), operand(m, b, tb, "float32", 0)
+        got = [x @ y, m.addmm(m.tensor(c, dtype=m.float32), x, y, beta=0.5, alpha=2.0),
+               m.nn.functional.linear(x, y.t(), m.tensor(bias, dtype=m.float32))]
+        want = [a @ b, 0.5 * c + 2.0 * (a @ b), a @ b + bias]
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g.numpy().astype(np.float64), w, rtol=1e-4, atol=1e-3)
