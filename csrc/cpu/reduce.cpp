@@ -207,6 +207,12 @@ void CpuBackend::arg_reduce(ArgReduceOp op, const Tensor& values, const Tensor& 
     parallel_for(0, count, std::max<int64_t>(1, kGrain / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
       for (int64_t r = b; r < e; ++r) {
         const T* row = x + r * n;
+        if constexpr (std::is_same_v<T, float> || std::is_same_v<T, BFloat16>) {
+          const int64_t best = simd::arg_extremum_row(row, n, is_max);
+          v[r] = row[best];
+          idx[r] = best;
+          continue;
+        }
         int64_t best = 0;
         M best_value = static_cast<M>(row[0]);
         for (int64_t i = 1; i < n; ++i) {

@@ -33,6 +33,19 @@ HWY_INLINE hn::Vec<D> LoadFirst(D d, const hn::TFromD<D>* p, size_t count) {
   }
 }
 
+// count (<= Lanes) values of a row as float32 lanes, the others 0: float32 itself, or bfloat16
+// bits widened (exactly).
+template <class D>
+HWY_INLINE hn::Vec<D> LoadRow(D d, const float* p, size_t count) {
+  return LoadFirst(d, p, count);
+}
+template <class D>
+HWY_INLINE hn::Vec<D> LoadRow(D d, const uint16_t* p, size_t count) {
+  const hn::Rebind<uint16_t, D> d16;
+  const hn::RebindToUnsigned<D> du32;
+  return hn::BitCast(d, hn::ShiftLeft<16>(hn::PromoteTo(du32, LoadFirst(d16, p, count))));
+}
+
 // The first count lanes of v into p (count <= Lanes(d)), writing nothing past p + count.
 template <class D>
 HWY_INLINE void StoreFirst(hn::Vec<D> v, D d, hn::TFromD<D>* p, size_t count) {

@@ -20,6 +20,11 @@ void round_to(const float* in, Half* out, int64_t n);
 // few hundred values; longer rows are split pairwise by the caller to keep the sum accurate.
 float sum_row(const float* x, int64_t n);
 
+// The position of the first largest (is_max) or smallest of n >= 1 contiguous values, or of the
+// first NaN if there is one, as PyTorch's argmax and argmin choose.
+int64_t arg_extremum_row(const float* x, int64_t n, bool is_max);
+int64_t arg_extremum_row(const BFloat16* x, int64_t n, bool is_max);
+
 // y = softmax(x) (or log_softmax) of n contiguous floats; x and y must not overlap. False, with
 // y unspecified, for a row holding a NaN or an infinity: the scalar loop handles those exactly.
 bool softmax_row(const float* x, float* y, int64_t n, bool log);

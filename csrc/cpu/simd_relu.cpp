@@ -22,14 +22,6 @@ namespace hn = hwy::HWY_NAMESPACE;
 using DF = hn::ScalableTag<float>;
 using V = hn::Vec<DF>;
 
-// count (<= Lanes) values of a row as float32 lanes: float32 itself, or bfloat16 bits widened.
-HWY_INLINE V LoadRow(DF d, const float* p, size_t count) { return LoadFirst(d, p, count); }
-HWY_INLINE V LoadRow(DF d, const uint16_t* p, size_t count) {
-  const hn::Rebind<uint16_t, DF> d16;
-  const hn::RebindToUnsigned<DF> du32;
-  return hn::BitCast(d, hn::ShiftLeft<16>(hn::PromoteTo(du32, LoadFirst(d16, p, count))));
-}
-
 // count values back into the row; a bfloat16 lane holds a bfloat16 value already.
 HWY_INLINE void StoreRow(DF d, V v, float* p, size_t count) { StoreFirst(v, d, p, count); }
 HWY_INLINE void StoreRow(DF d, V v, uint16_t* p, size_t count) {

@@ -30,6 +30,7 @@ KERNEL_TESTS = [
     "test_optim.py",
     "test_elementwise_layouts.py",
     "test_transcendental.py",
+    "test_arg_extremum.py",
 ]
 
 
