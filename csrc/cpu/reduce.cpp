@@ -25,7 +25,7 @@ namespace {
 // millions of elements accurate (as PyTorch's cascade sum does).
 template <class Acc, class T>
 Acc pairwise_sum(const T* x, int64_t n) {
-  if constexpr (std::is_same_v<Acc, float> && std::is_same_v<T, float>) {
+  if constexpr (std::is_same_v<Acc, float> && (std::is_same_v<T, float> || std::is_same_v<T, BFloat16>)) {
     if (n <= 256) return simd::sum_row(x, n);
   }
   if (n <= 256) {

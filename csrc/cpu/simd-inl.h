@@ -66,24 +66,28 @@ HWY_INLINE void MapRow(D d, const float* x, float* y, int64_t n, const F& f) {
   }
 }
 
-// The sum of f(x[i]) over a row (f_scalar for the tail), in four independent vector accumulators:
-// with one, each add would wait for the one before it.
-template <class D, class F, class FScalar>
-HWY_INLINE float SumOf(D d, const float* x, int64_t n, const F& f, const FScalar& f_scalar) {
+// The sum of f(x[i]) over a row of float32 or bfloat16 bits, in four independent vector
+// accumulators (with one, each add would wait for the one before it); the tail is one masked
+// vector, whose lanes past the row add nothing whatever f makes of them.
+template <class D, class T, class F>
+HWY_INLINE float SumOf(D d, const T* x, int64_t n, const F& f) {
   using V = hn::Vec<D>;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const size_t lanes = hn::Lanes(d);
+  const int64_t step = static_cast<int64_t>(lanes);
   V acc0 = hn::Zero(d), acc1 = hn::Zero(d), acc2 = hn::Zero(d), acc3 = hn::Zero(d);
   int64_t i = 0;
-  for (; i + 4 * lanes <= n; i += 4 * lanes) {
-    acc0 = hn::Add(acc0, f(hn::LoadU(d, x + i)));
-    acc1 = hn::Add(acc1, f(hn::LoadU(d, x + i + lanes)));
-    acc2 = hn::Add(acc2, f(hn::LoadU(d, x + i + 2 * lanes)));
-    acc3 = hn::Add(acc3, f(hn::LoadU(d, x + i + 3 * lanes)));
+  for (; i + 4 * step <= n; i += 4 * step) {
+    acc0 = hn::Add(acc0, f(LoadRow(d, x + i, lanes)));
+    acc1 = hn::Add(acc1, f(LoadRow(d, x + i + step, lanes)));
+    acc2 = hn::Add(acc2, f(LoadRow(d, x + i + 2 * step, lanes)));
+    acc3 = hn::Add(acc3, f(LoadRow(d, x + i + 3 * step, lanes)));
   }
-  for (; i + lanes <= n; i += lanes) acc0 = hn::Add(acc0, f(hn::LoadU(d, x + i)));
-  float sum = hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Add(acc0, acc1), hn::Add(acc2, acc3))));
-  for (; i < n; ++i) sum += f_scalar(x[i]);
-  return sum;
+  for (; i + step <= n; i += step) acc1 = hn::Add(acc1, f(LoadRow(d, x + i, lanes)));
+  if (i < n) {
+    const size_t rest = static_cast<size_t>(n - i);
+    acc2 = hn::Add(acc2, hn::IfThenElseZero(hn::FirstN(d, rest), f(LoadRow(d, x + i, rest))));
+  }
+  return hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Add(acc0, acc1), hn::Add(acc2, acc3))));
 }
 
 }  // namespace tp::cpu::HWY_NAMESPACE

@@ -16,9 +16,10 @@ void round_to(const float* in, BFloat16* out, int64_t n);
 void widen(const Half* in, float* out, int64_t n);
 void round_to(const float* in, Half* out, int64_t n);
 
-// The sum of n contiguous floats, in vector lanes (so in another order than one by one). For a
+// The sum of n contiguous floats (bfloat16 ones widened), in float32 vector lanes (so in another order than one by one). For a
 // few hundred values; longer rows are split pairwise by the caller to keep the sum accurate.
 float sum_row(const float* x, int64_t n);
+float sum_row(const BFloat16* x, int64_t n);
 
 // The position of the first largest (is_max) or smallest of n >= 1 contiguous values, or of the
 // first NaN if there is one, as PyTorch's argmax and argmin choose.

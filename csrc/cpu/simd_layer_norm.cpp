@@ -29,12 +29,13 @@ void LayerNormRow(const float* x, float* y, int64_t n, const float* w, const flo
   // would lose their differences to the rounding of a large sum.
   const float origin = x[0];
   const V vorigin = hn::Set(d, origin);
-  const float sum = SumOf(d, x, n, [&](V v) { return hn::Sub(v, vorigin); }, [&](float v) { return v - origin; });
+  const float sum = SumOf(d, x, n, [&](V v) { return hn::Sub(v, vorigin); });
   const float mean = origin + sum / static_cast<float>(n);
   const V vmean = hn::Set(d, mean);
-  const float sq = SumOf(
-      d, x, n, [&](V v) { const V c = hn::Sub(v, vmean); return hn::Mul(c, c); },
-      [&](float v) { return (v - mean) * (v - mean); });
+  const float sq = SumOf(d, x, n, [&](V v) {
+    const V c = hn::Sub(v, vmean);
+    return hn::Mul(c, c);
+  });
   const float rstd = 1.0f / std::sqrt(sq / static_cast<float>(n) + eps);
 
   // (x - mean) rstd, not x rstd - mean rstd: for a row far from zero those two terms nearly cancel.

@@ -1,4 +1,4 @@
-// The sum of a contiguous float32 row in SIMD code, compiled by Highway for each x86 target and
+// The sum of a contiguous float32 or bfloat16 row (in float32 lanes) in SIMD code, compiled by Highway for each x86 target and
 // dispatched at run time (see simd_softmax.cpp).
 
 #undef HWY_TARGET_INCLUDE
@@ -16,10 +16,14 @@ HWY_BEFORE_NAMESPACE();
 namespace tp::cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-float SumRow(const float* x, int64_t n) {
+template <class T>
+float SumRow(const T* x, int64_t n) {
   const hn::ScalableTag<float> d;
-  return SumOf(d, x, n, [](auto v) { return v; }, [](float v) { return v; });
+  return SumOf(d, x, n, [](auto v) { return v; });
 }
+
+float SumRowF32(const float* x, int64_t n) { return SumRow(x, n); }
+float SumRowBF16(const uint16_t* x, int64_t n) { return SumRow(x, n); }
 
 }  // namespace tp::cpu::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
@@ -27,9 +31,14 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace tp::cpu::simd {
 
-HWY_EXPORT(SumRow);
+HWY_EXPORT(SumRowF32);
+HWY_EXPORT(SumRowBF16);
 
-float sum_row(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(SumRow)(x, n); }
+float sum_row(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(SumRowF32)(x, n); }
+
+float sum_row(const BFloat16* x, int64_t n) {
+  return HWY_DYNAMIC_DISPATCH(SumRowBF16)(reinterpret_cast<const uint16_t*>(x), n);
+}
 
 }  // namespace tp::cpu::simd
 #endif  // HWY_ONCE
