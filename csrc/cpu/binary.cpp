@@ -1,6 +1,7 @@
 // Elementwise ops of two and three inputs.
 
 #include <cmath>
+#include <optional>
 
 #include "cpu/backend.h"
 #include "cpu/convert.h"
@@ -142,6 +143,41 @@ void with_binary_fn(BinaryOp op, const Scalar& alpha, Apply apply, ApplyBool app
   fail_unsupported_dtype("binary op", scalar_type_of<T>());
 }
 
+// The SIMD kernel for op on bfloat16 rows, if op is one of its four.
+std::optional<simd::Arith> simd_arith(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Add: return simd::Arith::Add;
+    case BinaryOp::Sub: return simd::Arith::Sub;
+    case BinaryOp::Mul: return simd::Arith::Mul;
+    case BinaryOp::Div: return simd::Arith::Div;
+    default: return std::nullopt;
+  }
+}
+
+// Runs bfloat16 + - * / through simd::arith_row when the loop's rows are dense: b is the loop's
+// third operand (a row, or one value repeated along it) or, in a loop of two, the number b_value.
+// False, running nothing, otherwise.
+template <size_t N>
+bool run_simd_arith(simd::Arith op, const StridedLoop<N>& loop, float alpha, float b_value = 0) {
+  constexpr int64_t kSize = sizeof(BFloat16);
+  if (loop.shape.empty()) return false;
+  const auto& s = loop.strides.back();
+  if (s[0] != kSize || s[1] != kSize || (N == 3 && s[N - 1] != kSize && s[N - 1] != 0)) return false;
+  const bool scaled = op == simd::Arith::Add || op == simd::Arith::Sub;
+  loop.run([&](auto p, auto strides, int64_t n) {
+    auto* o = reinterpret_cast<BFloat16*>(p[0]);
+    const auto* x = reinterpret_cast<const BFloat16*>(p[1]);
+    if constexpr (N == 2) {
+      simd::arith_row(op, x, b_value, o, n);
+    } else {
+      const auto* y = reinterpret_cast<const BFloat16*>(p[2]);
+      if (strides[2] == kSize) simd::arith_row(op, x, y, o, n, alpha);
+      else simd::arith_row(op, x, scaled ? alpha * static_cast<float>(*y) : static_cast<float>(*y), o, n);
+    }
+  });
+  return true;
+}
+
 }  // namespace
 
 void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
@@ -157,6 +193,10 @@ void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const T
                       [&](int64_t i, int64_t n) { simd::threshold_backward_row(g + i, y + i, o + i, threshold, n); }))
           return;
       }
+    }
+    if constexpr (std::is_same_v<T, BFloat16>) {
+      if (auto arith = simd_arith(op); arith && run_simd_arith(*arith, strided_loop(out, a, b), alpha.to<float>()))
+        return;
     }
     if constexpr (FloatRowType<T>) {
       if (op == BinaryOp::GeluBackward || op == BinaryOp::GeluTanhBackward) {
@@ -176,6 +216,9 @@ void CpuBackend::binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, 
     using T = decltype(t);
     using M = opmath_t<T>;
     const M y = b.to<M>();
+    if constexpr (std::is_same_v<T, BFloat16>) {
+      if (auto arith = simd_arith(op); arith && run_simd_arith(*arith, strided_loop(out, a), 1.0f, y)) return;
+    }
     with_binary_fn<T>(
         op, Scalar(1), [&](auto f) { zip_scalar<T, T>(out, a, [f, y](M x) { return f(x, y); }); },
         [&](auto f) { zip_scalar<bool, T>(out, a, [f, y](M x) { return f(x, y); }); });

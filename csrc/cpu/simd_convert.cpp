@@ -13,6 +13,7 @@
 
 #include <cstdint>
 
+#include "cpu/simd-inl.h"
 #include "cpu/simd.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -32,18 +33,10 @@ void WidenBFloat16(const uint16_t* in, float* out, int64_t n) {
 
 void RoundToBFloat16(const float* in, uint16_t* out, int64_t n) {
   const hn::ScalableTag<float> df;
-  const hn::RebindToUnsigned<decltype(df)> du32;
-  const hn::RebindToSigned<decltype(df)> di32;
   const hn::Rebind<uint16_t, decltype(df)> du16;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
   int64_t i = 0;
-  for (; i + lanes <= n; i += lanes) {
-    const auto bits = hn::BitCast(du32, hn::LoadU(df, in + i));
-    const auto nan = hn::Gt(hn::And(bits, hn::Set(du32, 0x7FFFFFFFu)), hn::Set(du32, 0x7F800000u));
-    const auto to_even = hn::Add(hn::Set(du32, 0x7FFFu), hn::And(hn::ShiftRight<16>(bits), hn::Set(du32, 1u)));
-    const auto rounded = hn::IfThenElse(nan, hn::Set(du32, 0xFFFFu), hn::ShiftRight<16>(hn::Add(bits, to_even)));
-    hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di32, rounded)), du16, out + i);  // (lanes hold 0..0xFFFF)
-  }
+  for (; i + lanes <= n; i += lanes) hn::StoreU(RoundToBFloat16Bits(df, hn::LoadU(df, in + i)), du16, out + i);
   for (; i < n; ++i) out[i] = BFloat16(in[i]).bits;
 }
 

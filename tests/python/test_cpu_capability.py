@@ -31,6 +31,7 @@ KERNEL_TESTS = [
     "test_elementwise_layouts.py",
     "test_transcendental.py",
     "test_arg_extremum.py",
+    "test_bfloat16_arith.py",
 ]
 
 
