@@ -3,7 +3,8 @@
 //
 // oneDNN primitives are expensive to create and cheap to run, so they are cached by shape,
 // strides, dtype and scaling. A dtype this CPU's oneDNN cannot multiply (float16 without
-// AVX512-FP16, bfloat16 without AVX-512) runs in float32 and is rounded once at the end.
+// AVX512-FP16, bfloat16 without AVX-512: onednn_multiplies) runs in float32 and is rounded once at
+// the end.
 
 #include <string_view>
 
@@ -62,6 +63,24 @@ Tensor gemm_operand(const Tensor& t, ScalarType dtype) {
   Tensor buffer = narrow(empty({t.size(0), lines.size(1), padded}, dtype, t.device()), 2, 0, line);
   backend(t.device()).copy(buffer, lines);  // the kernel itself: nothing here is recorded for autograd
   return by_rows ? buffer : transpose(buffer, 1, 2);
+}
+
+// Whether this CPU's oneDNN multiplies dtype itself. It refuses bfloat16 below AVX-512 and float16
+// below AVX512-FP16 (TP_CPU_CAPABILITY included) whatever the shape, so one small product tells;
+// such products run in float32 instead, and their operands are converted once, not first copied
+// in their own dtype for a product that cannot be made.
+bool onednn_multiplies(ScalarType dtype) {
+  auto probe = [](ScalarType t) {
+    const dnnl::memory::desc square({1, 16, 16}, onednn::data_type(t), dnnl::memory::format_tag::abc);
+    try {
+      dnnl::matmul::primitive_desc(dnnl::matmul::desc(square, square, square), onednn::attributes(), onednn::engine());
+      return true;
+    } catch (const dnnl::error&) {
+      return false;
+    }
+  };
+  static const bool bfloat16 = probe(ScalarType::BFloat16), float16 = probe(ScalarType::Float16);
+  return dtype == ScalarType::BFloat16 ? bfloat16 : dtype == ScalarType::Float16 ? float16 : true;
 }
 
 // The bias row as oneDNN's matmul takes it: [1, 1, cols].
@@ -157,9 +176,12 @@ void CpuBackend::gemm(const Tensor& out, const Tensor& a, const Tensor& b, const
   const bool onednn_dtype = onednn::data_type(dtype) != dnnl::memory::data_type::undef;
   if (a.size(2) > 0 && onednn_dtype) {
     const float be = static_cast<float>(beta.to_double()), al = static_cast<float>(alpha.to_double());
-    if (onednn_gemm(out, gemm_operand(a, dtype), gemm_operand(b, dtype), be, al, bias)) return;
-    // This CPU's oneDNN lacks the dtype: compute in float32 and round once (out's values only
-    // matter to a nonzero beta).
+    if (onednn_multiplies(dtype)) {
+      TP_CHECK(onednn_gemm(out, gemm_operand(a, dtype), gemm_operand(b, dtype), be, al, bias),
+               "[matmul] oneDNN could not create a ", name(dtype), " matmul");
+      return;
+    }
+    // Compute in float32 and round once (out's values only matter to a nonzero beta).
     Tensor out32 = be == 0 ? empty_like(out, ScalarType::Float32) : out.to(ScalarType::Float32);
     bool ok = onednn_gemm(out32, gemm_operand(a, ScalarType::Float32), gemm_operand(b, ScalarType::Float32), be, al,
                           bias.defined() ? bias.to(ScalarType::Float32) : bias);
