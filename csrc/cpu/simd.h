@@ -22,8 +22,9 @@ enum class Arith { Add, Sub, Mul, Div };
 void arith_row(Arith op, const BFloat16* a, const BFloat16* b, BFloat16* out, int64_t n, float alpha);
 void arith_row(Arith op, const BFloat16* a, float b, BFloat16* out, int64_t n);
 
-// The sum of n contiguous floats (bfloat16 ones widened), in float32 vector lanes (so in another order than one by one). For a
-// few hundred values; longer rows are split pairwise by the caller to keep the sum accurate.
+// The sum of n contiguous floats (bfloat16 ones widened), in float32 vector lanes (so in another
+// order than one by one). For a few hundred values; longer rows are split pairwise by the caller
+// to keep the sum accurate.
 float sum_row(const float* x, int64_t n);
 float sum_row(const BFloat16* x, int64_t n);
 

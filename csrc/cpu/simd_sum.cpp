@@ -1,5 +1,5 @@
-// The sum of a contiguous float32 or bfloat16 row (in float32 lanes) in SIMD code, compiled by Highway for each x86 target and
-// dispatched at run time (see simd_softmax.cpp).
+// The sum of a contiguous float32 or bfloat16 row (in float32 lanes) in SIMD code, compiled by
+// Highway for each x86 target and dispatched at run time (see simd_softmax.cpp).
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/simd_sum.cpp"

@@ -32,7 +32,8 @@ class CloneBackward final : public autograd::Node {
 // New tensors "like" t reuse a dense layout of t's, as PyTorch's preserve_format does, so
 // x.t().float() stays transposed rather than being copied into row-major order.
 Tensor empty_preserving_layout(const Tensor& t, ScalarType dtype, Device device) {
-  if (t.is_contiguous() || is_dense_layout(t.sizes(), t.strides())) return empty_strided(t.sizes(), t.strides(), dtype, device);
+  if (t.is_contiguous() || is_dense_layout(t.sizes(), t.strides()))
+    return empty_strided(t.sizes(), t.strides(), dtype, device);
   return empty(t.sizes(), dtype, device);
 }
 
