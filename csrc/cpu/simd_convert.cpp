@@ -22,12 +22,10 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 void WidenBFloat16(const uint16_t* in, float* out, int64_t n) {
   const hn::ScalableTag<float> df;
-  const hn::RebindToUnsigned<decltype(df)> du32;
-  const hn::Rebind<uint16_t, decltype(df)> du16;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+  const size_t lanes = hn::Lanes(df);
   int64_t i = 0;
-  for (; i + lanes <= n; i += lanes)
-    hn::StoreU(hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(du32, hn::LoadU(du16, in + i)))), df, out + i);
+  for (; i + static_cast<int64_t>(lanes) <= n; i += static_cast<int64_t>(lanes))
+    hn::StoreU(LoadRow(df, in + i, lanes), df, out + i);
   for (; i < n; ++i) out[i] = BFloat16::from_bits(in[i]);
 }
 
