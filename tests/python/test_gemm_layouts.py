@@ -88,3 +88,25 @@ def test_large_float32_products_with_bias_scale_and_sum(ta, tb):
         want = [a @ b, 0.5 * c + 2.0 * (a @ b), a @ b + bias]
         for g, w in zip(got, want):
             np.testing.assert_allclose(g.numpy().astype(np.float64), w, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+def test_skinny_products_with_small_transposed_operands(dtype):
+    """A classifier layer's products (a 10-wide weight, a 10-wide gradient), whose transposed
+    operands are small enough for gemm.cpp to copy to rows first; batched and broadcast too."""
+    rng = np.random.default_rng(11)
+    x, w, bias, g = (rng.standard_normal(s, dtype=np.float32) for s in ((256, 512), (10, 512), (10,), (256, 10)))
+    batch = rng.standard_normal((3, 10, 64), dtype=np.float32)
+    results = []
+    for m in (torch, tp):
+        xt, wt, bt = (m.tensor(v, dtype=getattr(m, dtype), requires_grad=True) for v in (x, w, bias))
+        out = m.nn.functional.linear(xt, wt, bt)
+        out.backward(m.tensor(g, dtype=getattr(m, dtype)))
+        bt3 = m.tensor(batch, dtype=getattr(m, dtype))
+        products = (out, xt.grad, wt.grad, bt.grad, bt3.transpose(1, 2) @ bt3, bt3[0].t().expand(3, 64, 10) @ bt3)
+        results.append([(str(p.dtype), p.stride(), p.detach().float().numpy()) for p in products])
+    tol = 1e-4 if dtype == "float32" else 1e-2
+    for (our_dtype, our_strides, ours), (their_dtype, their_strides, theirs) in zip(*results):
+        assert our_dtype.split(".")[-1] == their_dtype.split(".")[-1] == dtype
+        assert our_strides == their_strides
+        np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol * np.abs(theirs).max())
