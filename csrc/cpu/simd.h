@@ -22,6 +22,11 @@ enum class Arith { Add, Sub, Mul, Div };
 void arith_row(Arith op, const BFloat16* a, const BFloat16* b, BFloat16* out, int64_t n, float alpha);
 void arith_row(Arith op, const BFloat16* a, float b, BFloat16* out, int64_t n);
 
+// dst[i * dst_stride + j] = src[j * src_stride + i] for i < rows and j < cols: a matrix of 2- or
+// 4-byte elements transposed (strides in elements). src and dst must not overlap.
+void transpose(const uint16_t* src, int64_t src_stride, uint16_t* dst, int64_t dst_stride, int64_t rows, int64_t cols);
+void transpose(const uint32_t* src, int64_t src_stride, uint32_t* dst, int64_t dst_stride, int64_t rows, int64_t cols);
+
 // The sum of n contiguous floats (bfloat16 ones widened), in float32 vector lanes (so in another
 // order than one by one). For a few hundred values; longer rows are split pairwise by the caller
 // to keep the sum accurate.

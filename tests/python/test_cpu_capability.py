@@ -32,6 +32,7 @@ KERNEL_TESTS = [
     "test_transcendental.py",
     "test_arg_extremum.py",
     "test_bfloat16_arith.py",
+    "test_transpose.py",
 ]
 
 
