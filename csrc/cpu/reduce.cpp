@@ -108,7 +108,12 @@ void reduce_typed(const Tensor& out, const Tensor& in, const std::vector<bool>& 
       std::vector<typename R::Acc> acc(e - b, R::identity());
       for (int64_t r = 0; r < reduced; ++r) {
         const T* row = x + r * kept;
-        for (int64_t k = b; k < e; ++k) acc[k - b] = R::step(acc[k - b], static_cast<typename R::M>(row[k]));
+        if constexpr (kOp == ReduceOp::Sum && std::is_same_v<typename R::Acc, float> &&
+                      (std::is_same_v<T, float> || std::is_same_v<T, BFloat16>)) {
+          simd::accumulate_row(acc.data(), row + b, e - b);  // the same adds, in vector lanes
+        } else {
+          for (int64_t k = b; k < e; ++k) acc[k - b] = R::step(acc[k - b], static_cast<typename R::M>(row[k]));
+        }
       }
       for (int64_t k = b; k < e; ++k) o[k] = static_cast<Out>(acc[k - b]);
     });

@@ -33,6 +33,10 @@ void transpose(const uint32_t* src, int64_t src_stride, uint32_t* dst, int64_t d
 float sum_row(const float* x, int64_t n);
 float sum_row(const BFloat16* x, int64_t n);
 
+// acc[i] += x[i] over n contiguous floats (bfloat16 ones widened): one row of a sum over rows.
+void accumulate_row(float* acc, const float* x, int64_t n);
+void accumulate_row(float* acc, const BFloat16* x, int64_t n);
+
 // The position of the first largest (is_max) or smallest of n >= 1 contiguous values, or of the
 // first NaN if there is one, as PyTorch's argmax and argmin choose.
 int64_t arg_extremum_row(const float* x, int64_t n, bool is_max);

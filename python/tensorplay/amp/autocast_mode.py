@@ -86,17 +86,23 @@ class autocast:
                 enabled = False
         self._enabled = enabled
         # Regions entered and not yet left, per thread: one instance may be entered again (a
-        # decorated recursive function) or from several threads (a decorated method).
-        self._open = threading.local()
+        # decorated recursive function) or from several threads (a decorated method). A dict
+        # keyed by thread, since a threading.local took 15-20 us to create between two training
+        # steps (0.5 us on its own), a third of autocast's whole cost in the step.
+        self._open = {}
 
     def __enter__(self):
         dtype = self.fast_dtype if self.fast_dtype.is_floating_point else None
         region = _C._amp._enter_region(self.device, dtype, self._enabled, self._cache_enabled)
-        self._regions().append(region)
+        self._open.setdefault(threading.get_ident(), []).append(region)
         return self
 
     def __exit__(self, exc_type, exc_value, traceback):
-        _C._amp._exit_region(self._regions().pop())
+        thread = threading.get_ident()
+        regions = self._open[thread]
+        _C._amp._exit_region(regions.pop())
+        if not regions:
+            del self._open[thread]
         return False
 
     def __call__(self, func):
@@ -114,11 +120,6 @@ class autocast:
                 return func(*args, **kwargs)
 
         return decorate_autocast
-
-    def _regions(self):
-        if not hasattr(self._open, "regions"):
-            self._open.regions = []
-        return self._open.regions
 
     def __repr__(self):
         return (f"autocast(device_type={self.device!r}, dtype={self.fast_dtype}, enabled={self._enabled}, "
