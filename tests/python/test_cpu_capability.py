@@ -33,6 +33,7 @@ KERNEL_TESTS = [
     "test_arg_extremum.py",
     "test_bfloat16_arith.py",
     "test_transpose.py",
+    "test_leading_sums.py",
 ]
 
 
