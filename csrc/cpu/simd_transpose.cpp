@@ -33,7 +33,7 @@ void TransposeScalar(const T* src, int64_t src_stride, T* dst, int64_t dst_strid
 #if HWY_TARGET <= HWY_AVX2
 
 // The 16x16 block of 16-bit elements at src into dst (rows 32 bytes each).
-HWY_INLINE void Transpose16x16(const uint16_t* src, int64_t src_stride, uint16_t* dst, int64_t dst_stride) {
+void Transpose16x16(const uint16_t* src, int64_t src_stride, uint16_t* dst, int64_t dst_stride) {
   __m256i r[16], t[16];
   for (int k = 0; k < 16; ++k) r[k] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + k * src_stride));
   // Each round interleaves pairs of rows at twice the width of the last: 16-, 32- and 64-bit
@@ -67,7 +67,7 @@ HWY_INLINE void Transpose16x16(const uint16_t* src, int64_t src_stride, uint16_t
 }
 
 // The 8x8 block of 32-bit elements at src into dst (rows 32 bytes each).
-HWY_INLINE void Transpose8x8(const uint32_t* src, int64_t src_stride, uint32_t* dst, int64_t dst_stride) {
+void Transpose8x8(const uint32_t* src, int64_t src_stride, uint32_t* dst, int64_t dst_stride) {
   __m256 r[8], t[8];
   for (int k = 0; k < 8; ++k) r[k] = _mm256_loadu_ps(reinterpret_cast<const float*>(src + k * src_stride));
   for (int k = 0; k < 8; k += 2) {
@@ -91,14 +91,14 @@ HWY_INLINE void Transpose8x8(const uint32_t* src, int64_t src_stride, uint32_t* 
 
 #endif  // HWY_TARGET <= HWY_AVX2
 
-// Whole blocks of Block x Block elements, then the edges one by one.
-template <int Block, class T, class Kernel>
-void TransposeBlocks(const T* src, int64_t src_stride, T* dst, int64_t dst_stride, int64_t rows, int64_t cols,
-                     Kernel block) {
-  const int64_t full_rows = rows / Block * Block, full_cols = cols / Block * Block;
-  for (int64_t i = 0; i < full_rows; i += Block)
-    for (int64_t j = 0; j < full_cols; j += Block)
-      block(src + j * src_stride + i, src_stride, dst + i * dst_stride + j, dst_stride);
+// Whole blocks of Size x Size elements through kBlock (a template argument, so that it is
+// inlined), then the edges one by one.
+template <int Size, class T, void (*kBlock)(const T*, int64_t, T*, int64_t)>
+void TransposeBlocks(const T* src, int64_t src_stride, T* dst, int64_t dst_stride, int64_t rows, int64_t cols) {
+  const int64_t full_rows = rows / Size * Size, full_cols = cols / Size * Size;
+  for (int64_t i = 0; i < full_rows; i += Size)
+    for (int64_t j = 0; j < full_cols; j += Size)
+      kBlock(src + j * src_stride + i, src_stride, dst + i * dst_stride + j, dst_stride);
   TransposeScalar(src + full_cols * src_stride, src_stride, dst + full_cols, dst_stride, full_rows, cols - full_cols);
   TransposeScalar(src + full_rows, src_stride, dst + full_rows * dst_stride, dst_stride, rows - full_rows, cols);
 }
@@ -106,7 +106,7 @@ void TransposeBlocks(const T* src, int64_t src_stride, T* dst, int64_t dst_strid
 void Transpose16(const uint16_t* src, int64_t src_stride, uint16_t* dst, int64_t dst_stride, int64_t rows,
                  int64_t cols) {
 #if HWY_TARGET <= HWY_AVX2
-  TransposeBlocks<16>(src, src_stride, dst, dst_stride, rows, cols, Transpose16x16);
+  TransposeBlocks<16, uint16_t, Transpose16x16>(src, src_stride, dst, dst_stride, rows, cols);
 #else
   TransposeScalar(src, src_stride, dst, dst_stride, rows, cols);
 #endif
@@ -115,7 +115,7 @@ void Transpose16(const uint16_t* src, int64_t src_stride, uint16_t* dst, int64_t
 void Transpose32(const uint32_t* src, int64_t src_stride, uint32_t* dst, int64_t dst_stride, int64_t rows,
                  int64_t cols) {
 #if HWY_TARGET <= HWY_AVX2
-  TransposeBlocks<8>(src, src_stride, dst, dst_stride, rows, cols, Transpose8x8);
+  TransposeBlocks<8, uint32_t, Transpose8x8>(src, src_stride, dst, dst_stride, rows, cols);
 #else
   TransposeScalar(src, src_stride, dst, dst_stride, rows, cols);
 #endif
