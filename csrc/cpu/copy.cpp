@@ -97,8 +97,8 @@ void copy_transposed(const StridedLoop<2>& loop) {
   constexpr int64_t kStrip = 64;
   const Matrices matrices(loop);
   const size_t dims = loop.shape.size();
-  const int64_t dst_stride = loop.strides[dims - 2][0] / sizeof(Bits);
-  const int64_t src_stride = loop.strides[dims - 1][1] / sizeof(Bits);
+  constexpr auto size = static_cast<int64_t>(sizeof(Bits));  // signed: flip's views walk backwards
+  const int64_t dst_stride = loop.strides[dims - 2][0] / size, src_stride = loop.strides[dims - 1][1] / size;
   matrices.run((matrices.rows + kStrip - 1) / kStrip, [&](char* dst, const char* src, int64_t strip) {
     const int64_t first = strip * kStrip, rows = std::min(kStrip, matrices.rows - first);
     simd::transpose(reinterpret_cast<const Bits*>(src) + first, src_stride,

@@ -634,7 +634,7 @@ Tensor flip(const Tensor& t, IntArrayRef dims) {
   }
   // A view with negative strides never leaves this function: it only feeds the copy.
   Tensor reversed = make_view(t, Shape(t.sizes().begin(), t.sizes().end()), std::move(strides), offset);
-  Tensor out = empty(t.sizes(), t.dtype(), t.device());
+  Tensor out = empty_like(t);  // in t's layout where it is dense, as PyTorch's flip
   copy_(out, reversed);
   return record.finish(out);
 }

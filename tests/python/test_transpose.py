@@ -55,6 +55,17 @@ def test_batched_and_permuted_transposes_match_torch(dtype):
 
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float32"])
+def test_flipped_transposes_match_torch(dtype):
+    """flip copies through a view that walks its dims backwards: a transposing copy with negative
+    strides."""
+    theirs = bits(37, 70, dtype)
+    ours = to_tp(theirs)
+    for dims in [(0,), (1,), (0, 1)]:
+        same_bits(ours.t().flip(dims), theirs.t().flip(dims))
+        same_bits(ours.t().contiguous().t().flip(dims).contiguous(), theirs.t().contiguous().t().flip(dims).contiguous())
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float32"])
 def test_transpose_into_a_strided_destination(dtype):
     """copy_ of a transposed source into a slice: the destination's rows lie a padded stride apart,
     and what lies outside the slice is left alone."""
