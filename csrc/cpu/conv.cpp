@@ -94,7 +94,8 @@ onednn::PlanCache& cache() {
 
 // The plan for one convolution and direction (kind), created by make() on first use; null when
 // oneDNN has no fast kernel for it.
-PlanPtr plan(const ConvGeometry& g, int64_t kind, const std::function<PlanPtr()>& make) {
+template <class Make>
+PlanPtr plan(const ConvGeometry& g, int64_t kind, const Make& make) {
   if (g.type == dnnl::memory::data_type::undef) return nullptr;
   return cache().get(g.key(kind), make);
 }
@@ -111,9 +112,9 @@ bool onednn_forward(const Tensor& out, const Tensor& in, const Tensor& weight, c
     return std::make_shared<const onednn::Plan>(dnnl::convolution_forward(pd), pd, operands);
   });
   if (!p) return false;
-  std::unordered_map<int, void*> data{{DNNL_ARG_SRC, in.data_ptr()}, {DNNL_ARG_WEIGHTS, weight.data_ptr()},
-                                      {DNNL_ARG_DST, out.data_ptr()}};
-  if (with_bias) data.emplace(DNNL_ARG_BIAS, bias.data_ptr());
+  onednn::Plan::Data data{{DNNL_ARG_SRC, in.data_ptr()}, {DNNL_ARG_WEIGHTS, weight.data_ptr()},
+                           {DNNL_ARG_DST, out.data_ptr()}};
+  if (with_bias) data.add(DNNL_ARG_BIAS, bias.data_ptr());
   p->execute(data);
   return true;
 }

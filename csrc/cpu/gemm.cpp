@@ -133,6 +133,7 @@ dnnl::matmul::primitive_desc matmul_primitive(const dnnl::matmul::desc& desc, co
 bool onednn_gemm(const Tensor& out, const Tensor& a, const Tensor& b, float beta, float alpha, const Tensor& bias) {
   onednn::Key key{static_cast<int64_t>(a.dtype()), std::bit_cast<int32_t>(alpha), std::bit_cast<int32_t>(beta),
                   bias.defined() ? static_cast<int64_t>(bias.dtype()) : -1};
+  key.reserve(key.size() + 3 * 6 + 1);  // three 3-D operands' sizes and strides, and the thread count
   for (const Tensor* t : {&out, &a, &b}) {
     key.insert(key.end(), t->sizes().begin(), t->sizes().end());
     key.insert(key.end(), t->strides().begin(), t->strides().end());
@@ -155,9 +156,9 @@ bool onednn_gemm(const Tensor& out, const Tensor& a, const Tensor& b, float beta
     return std::make_shared<const onednn::Plan>(dnnl::matmul(pd), pd, operands);
   });
   if (!plan) return false;
-  std::unordered_map<int, void*> data{{DNNL_ARG_SRC, a.data_ptr()}, {DNNL_ARG_WEIGHTS, b.data_ptr()},
-                                      {DNNL_ARG_DST, out.data_ptr()}};
-  if (bias.defined()) data.emplace(DNNL_ARG_BIAS, bias.data_ptr());
+  onednn::Plan::Data data{{DNNL_ARG_SRC, a.data_ptr()}, {DNNL_ARG_WEIGHTS, b.data_ptr()},
+                           {DNNL_ARG_DST, out.data_ptr()}};
+  if (bias.defined()) data.add(DNNL_ARG_BIAS, bias.data_ptr());
   plan->execute(data);
   return true;
 }

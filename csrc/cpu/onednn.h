@@ -6,7 +6,8 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
-#include <functional>
+#include <array>
+#include <initializer_list>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -43,11 +44,25 @@ class Plan {
     bool output;
   };
   Plan(dnnl::primitive primitive, const dnnl::primitive_desc_base& pd, const std::vector<Operand>& operands);
+  ~Plan();
 
-  // Runs the primitive on the tensors' data, given by DNNL_ARG_* of each operand, on the calling
-  // thread with tensorplay's thread count: inputs are reordered into the primitive's layouts
-  // first, outputs out of them after.
-  void execute(const std::unordered_map<int, void*>& data) const;
+  // The tensors' data of one call, by DNNL_ARG_* of each operand (a primitive has a handful).
+  class Data {
+   public:
+    Data(std::initializer_list<std::pair<int, void*>> pairs) {
+      for (const auto& [arg, ptr] : pairs) add(arg, ptr);
+    }
+    void add(int arg, void* ptr);
+    void* at(int arg) const;
+
+   private:
+    std::array<std::pair<int, void*>, 8> pairs_{};
+    size_t size_ = 0;
+  };
+
+  // Runs the primitive on data on the calling thread with tensorplay's thread count: inputs are
+  // reordered into the primitive's layouts first, outputs out of them after.
+  void execute(const Data& data) const;
 
  private:
   struct Reorder {
@@ -58,9 +73,17 @@ class Plan {
     Operand operand;
     std::optional<Reorder> reorder;  // none when the layouts agree
   };
+  // The oneDNN memory objects of one call, pointed at its tensors before it runs: creating them
+  // took more time than a 4x4 product itself (an aligned allocation each), so a plan keeps them
+  // for its next call, one set for each thread running it at the same time.
+  struct Bindings;
+  std::unique_ptr<Bindings> bindings() const;
+
   dnnl::primitive primitive_;
-  size_t scratchpad_bytes_;
+  size_t scratchpad_bytes_;  // the most any of its primitives (reorders too) needs
   std::vector<Step> steps_;
+  mutable std::mutex idle_mutex_;
+  mutable std::vector<std::unique_ptr<Bindings>> idle_;
 };
 
 using Key = std::vector<int64_t>;
@@ -82,7 +105,8 @@ class PlanCache {
   // unimplemented combination) on first use. The thread count is part of the key: oneDNN splits a
   // primitive's work for the threads there are when it is created (a convolution made for one
   // thread ran as slowly on two).
-  PlanPtr get(Key key, const std::function<PlanPtr()>& make) {
+  template <class Make>
+  PlanPtr get(Key key, const Make& make) {
     key.push_back(get_num_threads());
     std::lock_guard lock(mutex_);
     if (auto it = index_.find(key); it != index_.end()) {

@@ -95,8 +95,12 @@ def _work(seed):
     a = tp.from_numpy(rng.standard_normal((128, 96)).astype(np.float32))
     b = tp.from_numpy(rng.standard_normal((96, 64)).astype(np.float32))
     x = tp.from_numpy(rng.integers(-1000, 1000, 200_000))
+    # A convolution reorders its operands into oneDNN's blocked layouts through buffers of the call's own.
+    image = tp.from_numpy(rng.standard_normal((4, 3, 12, 12)).astype(np.float32))
+    kernel, bias = (tp.from_numpy(rng.standard_normal(s).astype(np.float32)) for s in ((16, 3, 3, 3), (16,)))
     product = a @ b
-    return [_numpy(product), _numpy(product.sum(dim=0)), _numpy((a.exp() * 2 - a).t().contiguous()),
+    return [_numpy(product), _numpy(tp.nn.functional.conv2d(image, kernel, bias)), _numpy(product.sum(dim=0)),
+            _numpy((a.exp() * 2 - a).t().contiguous()),
             _numpy(x.sum()), _numpy((x * 3) // 7), _numpy(tp.cat([a, a * 2])[::3]), _numpy(x.to(tp.int32).cumsum(0))]
 
 
