@@ -36,6 +36,8 @@ class CpuBackend final : public Backend {
   void gather(const Tensor& out, const Tensor& src, int64_t dim, const Tensor& index) override;
   void scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                ScatterReduce reduce) override;
+  void nll_targets(const Tensor& index, const Tensor& wts, const Tensor& target, const Tensor& weight,
+                   int64_t classes, int64_t ignore_index) override;
   void index_gather(const Tensor& out, const Tensor& rows, const Tensor& offsets) override;
   void index_put(const Tensor& rows, const Tensor& offsets, const Tensor& values, bool accumulate) override;
   Tensor nonzero(const Tensor& in) override;

@@ -36,6 +36,24 @@ void CpuBackend::gather(const Tensor& out, const Tensor& src, int64_t dim, const
   });
 }
 
+void CpuBackend::nll_targets(const Tensor& index, const Tensor& wts, const Tensor& target, const Tensor& weight,
+                             int64_t classes, int64_t ignore_index) {
+  visit_dtype("nll_loss", wts.dtype(), [&](auto t) {
+    using T = decltype(t);
+    const auto* y = static_cast<const int64_t*>(target.data_ptr());
+    const T* w = weight.defined() ? static_cast<const T*>(weight.data_ptr()) : nullptr;
+    auto* out_index = static_cast<int64_t*>(index.data_ptr());
+    auto* out_weight = static_cast<T*>(wts.data_ptr());
+    for (int64_t i = 0; i < target.numel(); ++i) {
+      const int64_t c = y[i];
+      const bool ignored = c == ignore_index;
+      TP_CHECK_INDEX(ignored || (c >= 0 && c < classes), "[nll_loss] Target ", c, " is out of bounds.");
+      out_index[i] = ignored ? 0 : c;
+      out_weight[i] = ignored ? T(0) : w ? w[c] : T(1);
+    }
+  });
+}
+
 void CpuBackend::scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                          ScatterReduce reduce) {
   visit_dtype("scatter", self.dtype(), [&](auto t) {

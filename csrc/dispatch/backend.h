@@ -104,6 +104,11 @@ class Backend {
   virtual void gather(const Tensor& out, const Tensor& src, int64_t dim, const Tensor& index) = 0;
   virtual void scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                        ScatterReduce reduce) = 0;
+  // nll_loss's targets (contiguous int64) as index (each item's class, 0 where it is ignore_index)
+  // and wts (its weight: weight[class], or 1 where weight is undefined; 0 where ignored), both
+  // contiguous; an IndexError names the first target outside [0, classes).
+  virtual void nll_targets(const Tensor& index, const Tensor& wts, const Tensor& target, const Tensor& weight,
+                           int64_t classes, int64_t ignore_index) = 0;
   // Advanced indexing. `rows` views the non-indexed dims of the indexed tensor at its element 0;
   // offsets[i] (int64, in elements, checked by the op) moves it to the i-th indexed position:
   //   index_gather: out[i, ...] = rows@offsets[i][...]

@@ -1,8 +1,12 @@
-// Loss functions, all composites. `reduction` is "mean", "sum" or "none", as in PyTorch.
+// Loss functions, composites of other ops (nll_loss reads its targets in one kernel). `reduction`
+// is "mean", "sum" or "none", as in PyTorch.
 
 #include <cmath>
 
 #include "amp/autocast.h"
+#include "autograd/grad_mode.h"
+#include "autograd/record.h"
+#include "dispatch/backend.h"
 #include "ops/ops.h"
 
 namespace tp {
@@ -83,15 +87,14 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const std::optional<T
            " (the input's), got ", name(weight->dtype()));
   TP_CHECK(!weight || weight->numel() == C, "[nll_loss] weight tensor should be defined either for all ", C,
            " classes or no classes but got weight tensor of shape: ", to_string(weight->sizes()));
-  Tensor ignored = eq(y, ignore_index);
-  Tensor safe = where(ignored, Scalar(int64_t{0}), y);
-  if (safe.numel()) {
-    TP_CHECK_INDEX(amin(safe).item<int64_t>() >= 0 && amax(safe).item<int64_t>() < C, "[nll_loss] Target ",
-                   amax(safe).item<int64_t>(), " is out of bounds.");
-  }
+  TP_CHECK(!weight || !is_grad_enabled() || !autograd::requires_grad(*weight),
+           "[nll_loss] The function 'nll_loss_forward' is not differentiable with respect to argument 'weight'. "
+           "This input cannot have requires_grad True.");
+  // Each item's class (0 where ignored) and weight (0 where ignored), in one pass over the targets.
+  Tensor safe = empty(y.sizes(), ScalarType::Int64, x.device()), w = empty(y.sizes(), x.dtype(), x.device());
+  backend(x.device()).nll_targets(safe, w, to(y, ScalarType::Int64).contiguous(),
+                                  weight ? weight->contiguous() : Tensor(), C, ignore_index);
   Tensor picked = squeeze(gather(x, 1, unsqueeze(safe, 1)), {1});
-  Tensor w = weight ? index_select(*weight, 0, reshape(safe, {-1})).reshape(safe.sizes()) : ones_like(picked);
-  w = masked_fill(to(w, picked.dtype()), ignored, 0.0);
   Tensor loss = neg(mul(picked, w));
   if (reduction == "none") return unbatched ? squeeze(loss, {0}) : loss;
   if (reduction == "sum") return sum(loss);

@@ -203,3 +203,30 @@ def test_cross_entropy_rejects_out_of_range_target():
         torch.nn.functional.cross_entropy(torch.from_numpy(randn(2, 3)), torch.tensor([0, 3]))
     with pytest.raises((IndexError, RuntimeError)):
         tensorplay.nn.functional.cross_entropy(tensorplay.from_numpy(randn(2, 3)), tensorplay.tensor([0, 3]))
+
+
+@pytest.mark.parametrize("name", ["nll_loss", "cross_entropy"])
+def test_weight_that_requires_grad_is_an_error_like_torch(name):
+    """torch's nll_loss is not differentiable in its weight: with grad on, such a weight is an error,
+    under no_grad it is just a weight."""
+    x, y = log_probs(N, C, seed=1), labels(C, N, seed=2)
+    values = []
+    for m in (torch, tensorplay):
+        fn = getattr(m.nn.functional, name)
+        inp, target = m.tensor(x, requires_grad=True), m.tensor(y)
+        weight = m.tensor(W, requires_grad=True)
+        with pytest.raises(RuntimeError, match="not differentiable with respect to argument 'weight'"):
+            fn(inp, target, weight=weight)
+        with m.no_grad():
+            values.append(fn(inp, target, weight=weight).item())
+    assert values[0] == pytest.approx(values[1], rel=1e-6)
+
+
+def test_out_of_range_target_names_the_first_one_like_torch():
+    x = tensorplay.tensor(log_probs(4, C))
+    with pytest.raises(IndexError, match="Target 7 is out of bounds"):
+        tensorplay.nn.functional.nll_loss(x, tensorplay.tensor([1, 7, -3, 9]))
+    with pytest.raises(IndexError, match="Target -3 is out of bounds"):
+        tensorplay.nn.functional.nll_loss(x, tensorplay.tensor([1, -3, 7, 0]))
+    with pytest.raises((IndexError, RuntimeError), match="Target 7 is out of bounds"):
+        torch.nn.functional.nll_loss(torch.tensor(log_probs(4, C)), torch.tensor([1, 7, -3, 9]))
