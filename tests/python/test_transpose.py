@@ -62,7 +62,8 @@ def test_flipped_transposes_match_torch(dtype):
     ours = to_tp(theirs)
     for dims in [(0,), (1,), (0, 1)]:
         same_bits(ours.t().flip(dims), theirs.t().flip(dims))
-        same_bits(ours.t().contiguous().t().flip(dims).contiguous(), theirs.t().contiguous().t().flip(dims).contiguous())
+        same_bits(ours.t().contiguous().t().flip(dims).contiguous(),
+                  theirs.t().contiguous().t().flip(dims).contiguous())
 
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float32"])
