@@ -4,6 +4,7 @@
 #include <array>
 #include <bit>
 #include <cstring>
+#include <type_traits>
 
 #include "cpu/backend.h"
 #include "cpu/convert.h"
@@ -36,8 +37,9 @@ bool transposes(const StridedLoop<2>& loop, int64_t dst_size, int64_t src_size) 
          loop.strides[dims - 1][1] != src_size;
 }
 
-// The loop's matrices (its last two dims), each given to matrix(dst, src) with the base pointers
-// of plane p, where the dims before them give planes * parts calls of matrix(dst, src, part).
+// The loop's matrices (its last two dims; the dims before them count the planes), each cut into
+// row_parts parts: run calls part(dst, src, i) with the plane's base pointers for each part i of
+// each plane, in parallel.
 struct Matrices {
   const StridedLoop<2>& loop;
   int64_t rows, cols, planes = 1;
@@ -124,12 +126,12 @@ void CpuBackend::copy(const Tensor& dst, const Tensor& src) {
     visit_dtype("copy_", src.dtype(), [&](auto from) {
       using To = decltype(to);
       using From = decltype(from);
-      if constexpr (std::is_same_v<To, From> && sizeof(To) == 2) {
-        if (tiles) return copy_transposed<uint16_t>(loop);
-      } else if constexpr (std::is_same_v<To, From> && sizeof(To) == 4) {
-        if (tiles) return copy_transposed<uint32_t>(loop);
+      if (tiles) {
+        if constexpr (std::is_same_v<To, From> && (sizeof(To) == 2 || sizeof(To) == 4))
+          return copy_transposed<std::conditional_t<sizeof(To) == 2, uint16_t, uint32_t>>(loop);
+        else
+          return copy_tiles<To, From>(loop);
       }
-      if (tiles) return copy_tiles<To, From>(loop);
       loop.run([](auto p, auto s, int64_t n) { convert_row<To, From>(p[0], p[1], s[0], s[1], n); });
     });
   });

@@ -52,11 +52,10 @@ bool rows_alias_in_cache() {
 // up.
 //
 // A transposed operand is copied to rows where `to_rows` says so (unless it is broadcast over the
-// batch: the copy would repeat it), and where it is small: oneDNN
-// 2.6 multiplies rows with its brgemm kernels and a transposed operand with gemm:jit, which ran
-// the MLP's 10-wide classifier products at under half brgemm's speed (bfloat16 256x512 by 512x10
-// with linear's transposed weight: 66 against 26 us); an operand that fits in L2 is laid out as
-// rows in a few microseconds.
+// batch: the copy would repeat it), and where it is small: oneDNN 2.6 multiplies rows with its
+// brgemm kernels and a transposed operand with gemm:jit, which ran the MLP's 10-wide classifier
+// products at under half brgemm's speed (bfloat16 256x512 by 512x10 with linear's transposed
+// weight: 66 against 26 us); an operand that fits in L2 is laid out as rows in a few microseconds.
 Tensor gemm_operand(const Tensor& t, ScalarType dtype, bool to_rows) {
   constexpr int64_t kSmallOperand = 64 << 10;  // bytes
   const bool rows = t.stride(2) == 1, dense = rows || t.stride(1) == 1;

@@ -5,7 +5,7 @@
 
 #include "amp/autocast.h"
 #include "autograd/grad_mode.h"
-#include "autograd/record.h"
+#include "autograd/variable.h"
 #include "dispatch/backend.h"
 #include "ops/ops.h"
 
@@ -77,7 +77,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const std::optional<T
       "[nll_loss] expected target of dtype int64, got ", name(target.dtype()));
   const bool unbatched = input.dim() == 1;
   Tensor x = unbatched ? unsqueeze(input, 0) : input;
-  Tensor y = unbatched ? unsqueeze(target, 0) : to(target, ScalarType::Int64);
+  Tensor y = to(unbatched ? unsqueeze(target, 0) : target, ScalarType::Int64);
   const int64_t C = x.size(1);
   Shape expected(x.sizes().begin(), x.sizes().end());
   expected.erase(expected.begin() + 1);
@@ -92,8 +92,8 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const std::optional<T
            "This input cannot have requires_grad True.");
   // Each item's class (0 where ignored) and weight (0 where ignored), in one pass over the targets.
   Tensor safe = empty(y.sizes(), ScalarType::Int64, x.device()), w = empty(y.sizes(), x.dtype(), x.device());
-  backend(x.device()).nll_targets(safe, w, to(y, ScalarType::Int64).contiguous(),
-                                  weight ? weight->contiguous() : Tensor(), C, ignore_index);
+  backend(x.device()).nll_targets(safe, w, y.contiguous(), weight ? weight->contiguous() : Tensor(), C,
+                                  ignore_index);
   Tensor picked = squeeze(gather(x, 1, unsqueeze(safe, 1)), {1});
   Tensor loss = neg(mul(picked, w));
   if (reduction == "none") return unbatched ? squeeze(loss, {0}) : loss;
