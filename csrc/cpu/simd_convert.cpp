@@ -3,7 +3,8 @@
 // exactly: widening is exact, rounding is to nearest even, a NaN becomes the bfloat16 NaN 0xFFFF,
 // and float16 converts as the F16C instructions do, which the AVX2 and AVX-512 targets have.
 // Below AVX2, Highway emulates them (and truncates where F16C rounds), so float16 rows are
-// converted one value at a time there.
+// converted one value at a time there. Rounding to bfloat16 takes AVX512-BF16's instruction where
+// the CPU has it (round_to below).
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/simd_convert.cpp"
@@ -13,8 +14,13 @@
 
 #include <cstdint>
 
+#include "cpu/capability.h"
 #include "cpu/simd-inl.h"
 #include "cpu/simd.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 HWY_BEFORE_NAMESPACE();
 namespace tp::cpu::HWY_NAMESPACE {
@@ -77,7 +83,40 @@ void widen(const BFloat16* in, float* out, int64_t n) {
   HWY_DYNAMIC_DISPATCH(WidenBFloat16)(reinterpret_cast<const uint16_t*>(in), out, n);
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+namespace {
+
+// AVX512-BF16 rounds 16 floats in one instruction (vcvtneps2bf16) where the integer sequence of
+// RoundToBFloat16Bits takes ten. It rounds as that sequence does, to nearest even, except that it
+// flushes subnormals to zero and keeps a NaN's payload: a vector holding either goes the integer
+// way, so the bits are the same whichever path a value takes.
+__attribute__((target("avx512f,avx512dq,avx512bf16"))) void RoundToBFloat16Native(const float* in, uint16_t* out,
+                                                                                  int64_t n) {
+  constexpr int kNanOrSubnormal = 0x01 | 0x20 | 0x80;  // vfpclassps: quiet NaN, subnormal, signalling NaN
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512 v = _mm512_loadu_ps(in + i);
+    if (_mm512_fpclass_ps_mask(v, kNanOrSubnormal))
+      HWY_DYNAMIC_DISPATCH(RoundToBFloat16)(in + i, out + i, 16);
+    else
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(v)));
+  }
+  if (i < n) HWY_DYNAMIC_DISPATCH(RoundToBFloat16)(in + i, out + i, n - i);
+}
+
+// Whether the kernels may use it: this CPU has AVX512-BF16 and TP_CPU_CAPABILITY leaves AVX-512 on.
+bool native_bfloat16_rounding() {
+  static const bool native = __builtin_cpu_supports("avx512bf16") && cpu_capability() == "AVX512";
+  return native;
+}
+
+}  // namespace
+#endif
+
 void round_to(const float* in, BFloat16* out, int64_t n) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (native_bfloat16_rounding()) return RoundToBFloat16Native(in, reinterpret_cast<uint16_t*>(out), n);
+#endif
   HWY_DYNAMIC_DISPATCH(RoundToBFloat16)(in, reinterpret_cast<uint16_t*>(out), n);
 }
 
