@@ -13,9 +13,9 @@
 
 #include <array>
 #include <cstdint>
-#include <vector>
 
 #include "core/parallel.h"
+#include "core/small_vector.h"
 #include "core/tensor.h"
 
 namespace tp::cpu {
@@ -23,13 +23,18 @@ namespace tp::cpu {
 // Elements per thread below which splitting a loop costs more than it saves.
 inline constexpr int64_t kGrain = 32768;
 
+// Dims a loop keeps without allocating (more go to the heap).
+inline constexpr size_t kInlineDims = 8;
+template <class T>
+using DimVector = SmallVector<T, kInlineDims>;
+
 template <size_t N>
 struct StridedLoop {
   using Ptrs = std::array<char*, N>;
   using Strides = std::array<int64_t, N>;
 
-  std::vector<int64_t> shape;             // merged dims, outermost first
-  std::vector<Strides> strides;           // per dim, the byte stride of each operand
+  DimVector<int64_t> shape;    // merged dims, outermost first
+  DimVector<Strides> strides;  // per dim, the byte stride of each operand
   Ptrs base;
 
   explicit StridedLoop(const std::array<const Tensor*, N>& operands) {
@@ -54,7 +59,7 @@ struct StridedLoop {
   // The dims of size above 1, outermost first: by the strides of the first operand that tells two
   // dims apart (the output, for most kernels), the logical order where none does (broadcast
   // strides of 0 tell nothing). An insertion sort, since "tells apart" is not a total order.
-  static std::vector<int64_t> memory_order(const std::array<const Tensor*, N>& operands) {
+  static DimVector<int64_t> memory_order(const std::array<const Tensor*, N>& operands) {
     auto inner = [&](int64_t a, int64_t b) {  // whether dim a goes inside dim b
       for (const Tensor* t : operands) {
         const int64_t sa = t->stride(a), sb = t->stride(b);
@@ -62,7 +67,7 @@ struct StridedLoop {
       }
       return false;
     };
-    std::vector<int64_t> dims;
+    DimVector<int64_t> dims;
     for (int64_t d = 0; d < operands[0]->dim(); ++d) {
       if (operands[0]->size(d) == 1) continue;
       dims.push_back(d);
@@ -86,7 +91,7 @@ struct StridedLoop {
     }
     const int64_t ndim = static_cast<int64_t>(shape.size());
     const int64_t inner = shape.back();
-    std::vector<int64_t> index(ndim);
+    DimVector<int64_t> index(ndim, 0);
     int64_t rest = begin;
     for (int64_t d = ndim - 1; d >= 0; --d) {
       index[d] = rest % shape[d];

@@ -215,7 +215,8 @@ void init_elementwise(nb::module_& m) {
 // raises TypeError and `t == None` is False, as in PyTorch.
 void init_operators() {
   auto& c = tensor_class();
-  auto op = [&c](const char* name, auto f) { c.def(name, f, nb::is_operator(), release_gil()); };
+  // (+f: the lambda as a function pointer, which releasing_gil_if_large takes apart.)
+  auto op = [&c](const char* name, auto f) { c.def(name, releasing_gil_if_large(+f), nb::is_operator()); };
 #define TP_OPERATOR(dunder, fn)                                                        \
   op(dunder, [](const Tensor& a, const Tensor& b) { return fn(a, b); });              \
   op(dunder, [](const Tensor& a, const Scalar& b) { return fn(a, b); });

@@ -18,6 +18,9 @@ LAYOUTS = {
     "channels_last": lambda m, x: x.permute(0, 2, 3, 1),
     "sliced": lambda m, x: x[:, 1::2],
     "reversed_dims": lambda m, x: x.permute(*reversed(range(x.dim()))),
+    # Every other element along each of ten dims: no two dims merge, and a loop of more dims than
+    # it keeps inline (cpu/loop.h) goes to the heap.
+    "ten_sliced_dims": lambda m, x: x[(slice(None, None, 2),) * 10],
 }
 BASE_SHAPES = {  # the base's shape for each layout, so the operands come out with these sizes
     "contiguous": (37, 65),
@@ -26,6 +29,7 @@ BASE_SHAPES = {  # the base's shape for each layout, so the operands come out wi
     "channels_last": (3, 7, 9, 16),
     "sliced": (37, 130),
     "reversed_dims": (5, 7, 11),
+    "ten_sliced_dims": (3,) * 10,
 }
 DTYPES = ["float32", "bfloat16", "float16", "float64"]
 
