@@ -53,7 +53,7 @@ HWY_INLINE hn::Vec<hn::Rebind<uint16_t, D>> RoundToBFloat16Bits(D /* d */, hn::V
   const hn::RebindToUnsigned<D> du32;
   const hn::RebindToSigned<D> di32;
   const auto bits = hn::BitCast(du32, v);
-  const auto nan = hn::Gt(hn::And(bits, hn::Set(du32, 0x7FFFFFFFu)), hn::Set(du32, 0x7F800000u));
+  const auto nan = hn::RebindMask(du32, hn::IsNaN(v));  // one unordered compare, not an integer one
   const auto to_even = hn::Add(hn::Set(du32, 0x7FFFu), hn::And(hn::ShiftRight<16>(bits), hn::Set(du32, 1u)));
   const auto rounded = hn::IfThenElse(nan, hn::Set(du32, 0xFFFFu), hn::ShiftRight<16>(hn::Add(bits, to_even)));
   return hn::DemoteTo(hn::Rebind<uint16_t, D>(), hn::BitCast(di32, rounded));  // (lanes hold 0..0xFFFF)
