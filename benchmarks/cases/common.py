@@ -36,6 +36,28 @@ def seconds_per_call(fn, min_time=0.5, min_calls=3, max_time=None, warmup=1):
             return statistics.median(times)
 
 
+def seconds_per_call_alternating(fns, min_time=0.5, blocks=6, warmup=1):
+    """Median seconds of one call of each of fns, timed in `blocks` rounds that run each fn in turn
+    (the order reversed every other round) for at least min_time / blocks: a busy machine's drift
+    then hits them alike, where one after the other the first could get a quiet minute and the
+    second a loaded one. Each fn runs at least once per round."""
+    for fn in fns:
+        for _ in range(warmup):
+            fn()
+    times = [[] for _ in fns]
+    for block in range(blocks):
+        order = range(len(fns)) if block % 2 == 0 else reversed(range(len(fns)))
+        for i in order:
+            start = time.perf_counter()
+            while True:
+                t0 = time.perf_counter()
+                fns[i]()
+                times[i].append(time.perf_counter() - t0)
+                if time.perf_counter() - start >= min_time / blocks:
+                    break
+    return [statistics.median(t) for t in times]
+
+
 def peak_rss_mb():
     """The most resident memory this process has held so far, in MiB (Linux reports KiB)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

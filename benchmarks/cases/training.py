@@ -9,10 +9,13 @@ AVX512-BF16).
 The 1-thread steps run again capped at AVX2, as on a CPU without AVX-512 and so without
 AVX512-BF16 (TP_CPU_CAPABILITY=avx2 for tensorplay; ATEN_CPU_CAPABILITY=avx2 and
 ONEDNN_MAX_CPU_ISA=AVX2 for PyTorch): there bfloat16 products and convolutions are emulated, and
-the table gives the autocast step's time over the float32 step's."""
+the table gives the autocast step's time over the float32 step's.
+
+In each process the float32 and autocast steps of a model alternate in blocks
+(seconds_per_call_alternating), so that their ratio compares the two in the same minutes."""
 
 from benchmarks.cases import models
-from benchmarks.cases.common import load, seconds_per_call
+from benchmarks.cases.common import load, seconds_per_call_alternating
 from benchmarks.report import Row, check
 
 TITLE = "5. Training steps"
@@ -38,13 +41,17 @@ def children(quick):
 def run(lib_name, params):
     lib = load(lib_name, params)
     figures = {}
+    modes = ("float32", "autocast")
     for name in params["models"]:
         x, y = models.random_batch(lib, name, BATCH[name])
-        for mode in ("float32", "autocast"):
+        steps = []
+        for mode in modes:
             lib.manual_seed(0)
-            step = models.training_step(lib, models.MODELS[name](lib), use_autocast=mode == "autocast")
-            seconds = seconds_per_call(lambda: step(x, y), min_time=params["min_time"], max_time=10.0, warmup=2)
-            figures[f"{name} {mode} {params['threads']}{params.get('tag', '')}"] = seconds * 1e3
+            steps.append(models.training_step(lib, models.MODELS[name](lib), use_autocast=mode == "autocast"))
+        seconds = seconds_per_call_alternating([lambda step=step: step(x, y) for step in steps],
+                                               min_time=len(modes) * params["min_time"], warmup=2)
+        for mode, s in zip(modes, seconds):
+            figures[f"{name} {mode} {params['threads']}{params.get('tag', '')}"] = s * 1e3
     return figures
 
 
