@@ -36,18 +36,22 @@ def seconds_per_call(fn, min_time=0.5, min_calls=3, max_time=None, warmup=1):
             return statistics.median(times)
 
 
-def seconds_per_call_alternating(fns, min_time=0.5, blocks=6, warmup=1):
+def seconds_per_call_alternating(fns, min_time=0.5, blocks=6, warmup=1, prepare=None):
     """Median seconds of one call of each of fns, timed in `blocks` rounds that run each fn in turn
     (the order reversed every other round) for at least min_time / blocks: a busy machine's drift
     then hits them alike, where one after the other the first could get a quiet minute and the
-    second a loaded one. Each fn runs at least once per round."""
-    for fn in fns:
+    second a loaded one. Each fn runs at least once per round; prepare[i], if given, runs untimed
+    before each of fns[i]'s turns (to set its thread count, say)."""
+    prepare = prepare or [lambda: None] * len(fns)
+    for setup, fn in zip(prepare, fns):
+        setup()
         for _ in range(warmup):
             fn()
     times = [[] for _ in fns]
     for block in range(blocks):
         order = range(len(fns)) if block % 2 == 0 else reversed(range(len(fns)))
         for i in order:
+            prepare[i]()
             start = time.perf_counter()
             while True:
                 t0 = time.perf_counter()

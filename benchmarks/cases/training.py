@@ -11,8 +11,9 @@ AVX512-BF16 (TP_CPU_CAPABILITY=avx2 for tensorplay; ATEN_CPU_CAPABILITY=avx2 and
 ONEDNN_MAX_CPU_ISA=AVX2 for PyTorch): there bfloat16 products and convolutions are emulated, and
 the table gives the autocast step's time over the float32 step's.
 
-In each process the float32 and autocast steps of a model alternate in blocks
-(seconds_per_call_alternating), so that their ratio compares the two in the same minutes."""
+In each process a model's steps alternate in blocks (seconds_per_call_alternating): float32 and
+autocast, on 1 and on 2 threads (the process starts 2 and sets 1 or 2 before each block), so that
+the autocast/float32 ratios and the 2-thread speed-ups compare their steps in the same minutes."""
 
 from benchmarks.cases import models
 from benchmarks.cases.common import load, seconds_per_call_alternating
@@ -31,27 +32,32 @@ AVX2_ONLY = {"TP_CPU_CAPABILITY": "avx2", "ATEN_CPU_CAPABILITY": "avx2", "ONEDNN
 
 
 def children(quick):
-    if quick:  # one process per thread count, a few steps each
-        return [{"models": ["mlp", "cnn"], "threads": threads, "min_time": 0.0} for threads in (1, 2)] + \
-            [{"models": ["mlp", "cnn"], "threads": 1, "min_time": 0.0, "env": AVX2_ONLY, "tag": " avx2"}]
-    return [{"models": [model], "threads": threads, "min_time": 1.5} for model in ("mlp", "cnn") for threads in (1, 2)] + \
+    # "threads": the process's thread pool; "thread_counts": the counts its steps run with.
+    both = {"threads": 2, "thread_counts": [1, 2]}
+    if quick:  # a few steps each
+        return [{"models": ["mlp", "cnn"], **both, "min_time": 0.0},
+                {"models": ["mlp", "cnn"], "threads": 1, "min_time": 0.0, "env": AVX2_ONLY, "tag": " avx2"}]
+    return [{"models": [model], **both, "min_time": 1.5} for model in ("mlp", "cnn")] + \
         [{"models": [model], "threads": 1, "min_time": 1.5, "env": AVX2_ONLY, "tag": " avx2"} for model in ("mlp", "cnn")]
 
 
 def run(lib_name, params):
     lib = load(lib_name, params)
     figures = {}
-    modes = ("float32", "autocast")
+    counts = params.get("thread_counts", [params["threads"]])
     for name in params["models"]:
         x, y = models.random_batch(lib, name, BATCH[name])
-        steps = []
-        for mode in modes:
+        cases = []  # (thread count, mode, step)
+        for mode in ("float32", "autocast"):
             lib.manual_seed(0)
-            steps.append(models.training_step(lib, models.MODELS[name](lib), use_autocast=mode == "autocast"))
-        seconds = seconds_per_call_alternating([lambda step=step: step(x, y) for step in steps],
-                                               min_time=len(modes) * params["min_time"], warmup=2)
-        for mode, s in zip(modes, seconds):
-            figures[f"{name} {mode} {params['threads']}{params.get('tag', '')}"] = s * 1e3
+            step = models.training_step(lib, models.MODELS[name](lib), use_autocast=mode == "autocast")
+            cases += [(count, mode, step) for count in counts]
+        seconds = seconds_per_call_alternating([lambda step=step: step(x, y) for _, _, step in cases],
+                                               min_time=len(cases) * params["min_time"], warmup=2,
+                                               prepare=[lambda count=count: lib.set_num_threads(count)
+                                                        for count, _, _ in cases])
+        for (count, mode, _), s in zip(cases, seconds):
+            figures[f"{name} {mode} {count}{params.get('tag', '')}"] = s * 1e3
     return figures
 
 
