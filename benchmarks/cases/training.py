@@ -53,7 +53,7 @@ def run(lib_name, params):
             step = models.training_step(lib, models.MODELS[name](lib), use_autocast=mode == "autocast")
             cases += [(count, mode, step) for count in counts]
         seconds = seconds_per_call_alternating([lambda step=step: step(x, y) for _, _, step in cases],
-                                               min_time=len(cases) * params["min_time"], warmup=2,
+                                               min_time=params["min_time"], warmup=2,
                                                prepare=[lambda count=count: lib.set_num_threads(count)
                                                         for count, _, _ in cases])
         for (count, mode, _), s in zip(cases, seconds):
