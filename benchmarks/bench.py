@@ -113,7 +113,8 @@ def main():
     header = [f"Measured {datetime.date.today().isoformat()} with {command()}", *machine.describe(),
               f"Figures are medians of {repeats} round{'s' if repeats > 1 else ''} (Fashion-MNIST: at most 2); "
               "a round runs each case in a fresh tensorplay process and a fresh PyTorch process, alternating "
-              "which goes first; inside a process, a model's float32 and autocast steps alternate in blocks. "
+              "which goes first; inside a process, a model's training steps (float32 and autocast, 1 and 2 threads) "
+              "alternate in blocks. "
               "Ratios are tensorplay's time (or memory) over PyTorch's: below 1, tensorplay is better."]
     print("\n".join(header), flush=True)
 
