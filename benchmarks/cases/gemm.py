@@ -34,7 +34,7 @@ def run(lib_name, params):
     lib = load(lib_name, params)
     if params.get("kernel_probe"):
         return {"bf16 kernel": bf16_kernel(lib)}
-    figures = {f"peak {dtype}": gflops for dtype, gflops in measured_peaks().items()}
+    figures = {f"peak {dtype}": gflops for dtype, gflops in measured_peaks(runs=3).items()}
     for dtype in params["dtypes"]:
         last = None
         for n in params["sizes"]:
