@@ -46,13 +46,9 @@ def measured_peaks(runs=1):
     other load can only slow a loop of independent FMAs down), or {} where it is not built."""
     if not PEAK_PROGRAM.exists():
         return {}
-    peaks = {}
-    for _ in range(runs):
-        run = json.loads(subprocess.run([str(PEAK_PROGRAM)], capture_output=True, text=True, check=True).stdout)
-        for dtype, gflops in run.items():
-            known = peaks.get(dtype)
-            peaks[dtype] = gflops if known is None or (gflops is not None and gflops > known) else known
-    return peaks
+    runs = [json.loads(subprocess.run([str(PEAK_PROGRAM)], capture_output=True, text=True, check=True).stdout)
+            for _ in range(runs)]
+    return {dtype: max((r[dtype] for r in runs if r.get(dtype) is not None), default=None) for dtype in runs[0]}
 
 
 def _clock_ghz(info):

@@ -150,7 +150,7 @@ LONG_OPS = {
     "matmul": lambda a, x: a @ a,
     "sin": lambda a, x: x.sin(),
     "pow": lambda a, x: x.pow(2.5),
-    "** (Python's operators release it for large operands only)": lambda a, x: x ** 2.5,
+    "pow_operator": lambda a, x: x ** 2.5,  # Python's operators release it for large operands only
     "softmax": lambda a, x: tp.softmax(x.view(4000, 5000), dim=0),
 }
 
