@@ -1,6 +1,21 @@
-#include "cpu/capability.h"
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/capability.cpp"
+#include <hwy/foreach_target.h>  // (before highway.h)
 
-#include <hwy/targets.h>
+#include <hwy/highway.h>
+
+#include <cstdint>
+
+HWY_BEFORE_NAMESPACE();
+namespace tp::cpu::HWY_NAMESPACE {
+
+// The target this copy is compiled for: the copy that dispatch picks says what every kernel runs.
+int64_t CompiledTarget() { return HWY_TARGET; }
+
+}  // namespace tp::cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <cstdlib>
@@ -9,12 +24,15 @@
 
 #include "core/error.h"
 #include "cpu/backend.h"
+#include "cpu/capability.h"
 
 namespace tp::cpu {
 
 namespace {
 
 constexpr int64_t kAvx512Targets = HWY_AVX3 | HWY_AVX3_DL;
+
+HWY_EXPORT(CompiledTarget);
 
 }  // namespace
 
@@ -28,7 +46,11 @@ void apply_cpu_capability() {
     TP_CHECK_VALUE(cap == "avx2" || cap == "default", "TP_CPU_CAPABILITY: expected one of default, avx2, avx512, got '",
                    cap, "'");
     const bool avx2 = cap == "avx2";
+    // Highway 1.0.3's SupportedTargets() detects the CPU afresh on each call and points dispatch at
+    // every target it finds, disabled ones included: DisableTargets alone held only until the next
+    // call. Pinning the allowed set makes later calls return it without touching dispatch.
     hwy::DisableTargets(avx2 ? kAvx512Targets : kAvx512Targets | HWY_AVX2);
+    hwy::SetSupportedTargetsForTest(hwy::SupportedTargets());
     TP_CHECK(dnnl::set_max_cpu_isa(avx2 ? dnnl::cpu_isa::avx2 : dnnl::cpu_isa::sse41) == dnnl::status::success,
              "TP_CPU_CAPABILITY: oneDNN has run a kernel already, too late to cap it");
   });
@@ -38,10 +60,11 @@ CpuBackend::CpuBackend() { apply_cpu_capability(); }
 
 std::string cpu_capability() {
   apply_cpu_capability();
-  const int64_t targets = hwy::SupportedTargets();
-  if (targets & kAvx512Targets) return "AVX512";
-  if (targets & HWY_AVX2) return "AVX2";
+  const int64_t target = HWY_DYNAMIC_DISPATCH(CompiledTarget)();
+  if (target & kAvx512Targets) return "AVX512";
+  if (target == HWY_AVX2) return "AVX2";
   return "DEFAULT";
 }
 
 }  // namespace tp::cpu
+#endif  // HWY_ONCE

@@ -57,6 +57,19 @@ def test_the_cap_lowers_the_capability_never_raises_it(capability, expected):
         assert got == tp.backends.cpu.get_cpu_capability() or "TP_CPU_CAPABILITY" in os.environ
 
 
+@pytest.mark.parametrize("capability,expected", [("avx2", {"AVX2", "DEFAULT"}), ("default", {"DEFAULT"})])
+def test_the_cap_holds_after_kernels_of_every_kind_ran(capability, expected):
+    # The capability is the target the kernels dispatch to. bfloat16 rounding asks for the capability
+    # itself (to choose AVX512-BF16's instruction), which once pointed the kernels back at AVX-512.
+    code = ("import tensorplay as tp\n"
+            "x = tp.randn(4096)\n"
+            "y = x.to(tp.bfloat16).relu().float().softmax(0).sum()\n"
+            "print(tp.backends.cpu.get_cpu_capability())")
+    result = run_python(code, capability)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() in expected
+
+
 def test_an_unknown_capability_is_a_value_error_naming_the_variable():
     result = run_python("import tensorplay as tp\ntry:\n    tp.ones(2) + 1\nexcept ValueError as e:\n    print(e)",
                         "avx1024")
