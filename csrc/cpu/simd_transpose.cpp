@@ -3,8 +3,8 @@
 // dispatched at run time (see simd_softmax.cpp). A block is 16 (8) loads of 32 bytes, four (three)
 // rounds of interleaving lanes, and 16 (8) stores: a fifth of a cycle per element, where a copy
 // one element at a time takes one. Highway 1.0 has no transpose of its own and its interleaves
-// work within 128-bit blocks on every target, so the blocks use AVX2's own; below AVX2, and at
-// the edges of the matrix, elements are copied one by one.
+// work within 128-bit blocks on every target, so the blocks use AVX2's own (at the edges of the
+// matrix, on a copy of the partial block); below AVX2 elements are copied one by one.
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/simd_transpose.cpp"
@@ -12,7 +12,9 @@
 
 #include <hwy/highway.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #include "cpu/simd.h"
 
@@ -91,16 +93,30 @@ void Transpose8x8(const uint32_t* src, int64_t src_stride, uint32_t* dst, int64_
 
 #endif  // HWY_TARGET <= HWY_AVX2
 
-// Whole blocks of Size x Size elements through kBlock (a template argument, so that it is
-// inlined), then the edges one by one.
+// A partial block at an edge of the matrix (rows or cols under Size) through a whole one on the
+// stack: its source rows are copied in (zeros after them), transposed, and the rows that belong to
+// dst copied out, since the block itself would read and write past the matrix.
+template <int Size, class T, void (*kBlock)(const T*, int64_t, T*, int64_t)>
+void TransposePartial(const T* src, int64_t src_stride, T* dst, int64_t dst_stride, int64_t rows, int64_t cols) {
+  alignas(32) T in[Size * Size] = {}, out[Size * Size];
+  for (int64_t j = 0; j < cols; ++j) std::memcpy(in + j * Size, src + j * src_stride, rows * sizeof(T));
+  kBlock(in, Size, out, Size);
+  for (int64_t i = 0; i < rows; ++i) std::memcpy(dst + i * dst_stride, out + i * Size, cols * sizeof(T));
+}
+
+// The matrix in blocks of Size x Size elements through kBlock (a template argument, so that it is
+// inlined), the partial ones at its edges through TransposePartial.
 template <int Size, class T, void (*kBlock)(const T*, int64_t, T*, int64_t)>
 void TransposeBlocks(const T* src, int64_t src_stride, T* dst, int64_t dst_stride, int64_t rows, int64_t cols) {
-  const int64_t full_rows = rows / Size * Size, full_cols = cols / Size * Size;
-  for (int64_t i = 0; i < full_rows; i += Size)
-    for (int64_t j = 0; j < full_cols; j += Size)
-      kBlock(src + j * src_stride + i, src_stride, dst + i * dst_stride + j, dst_stride);
-  TransposeScalar(src + full_cols * src_stride, src_stride, dst + full_cols, dst_stride, full_rows, cols - full_cols);
-  TransposeScalar(src + full_rows, src_stride, dst + full_rows * dst_stride, dst_stride, rows - full_rows, cols);
+  for (int64_t i = 0; i < rows; i += Size) {
+    for (int64_t j = 0; j < cols; j += Size) {
+      const T* from = src + j * src_stride + i;
+      T* to = dst + i * dst_stride + j;
+      if (i + Size <= rows && j + Size <= cols) kBlock(from, src_stride, to, dst_stride);
+      else TransposePartial<Size, T, kBlock>(from, src_stride, to, dst_stride, std::min<int64_t>(Size, rows - i),
+                                             std::min<int64_t>(Size, cols - j));
+    }
+  }
 }
 
 void Transpose16(const uint16_t* src, int64_t src_stride, uint16_t* dst, int64_t dst_stride, int64_t rows,
