@@ -51,8 +51,8 @@ struct Plan::Bindings {
 Plan::Plan(dnnl::primitive primitive, const dnnl::primitive_desc_base& pd, const std::vector<Operand>& operands)
     : primitive_(std::move(primitive)), scratchpad_bytes_(pd.scratchpad_desc().get_size()) {
   for (const Operand& op : operands) {
-    Step step{op, std::nullopt};
-    if (op.chosen != op.plain) {
+    Step step{op, ChannelBlocks::between(op.plain, op.chosen), std::nullopt};
+    if (op.chosen != op.plain && !step.blocks) {
       const auto& [from, to] = op.output ? std::pair(op.chosen, op.plain) : std::pair(op.plain, op.chosen);
       dnnl::reorder::primitive_desc reorder_pd(engine(), from, engine(), to, attributes());
       step.reorder = Reorder{dnnl::reorder(reorder_pd), reorder_pd.scratchpad_desc().get_size()};
@@ -94,13 +94,14 @@ std::unique_ptr<Plan::Bindings> Plan::bindings() const {
   for (const Step& s : steps_) {
     const dnnl::memory& user = b->user.emplace_back(s.operand.plain, engine(), nullptr);
     auto& reorder_args = b->reorder_args.emplace_back();
-    if (!s.reorder) {
+    if (!s.relaid()) {
       b->inner.emplace_back();
       b->args.emplace(s.operand.arg, user);
       continue;
     }
     const dnnl::memory& inner = b->inner.emplace_back(s.operand.chosen, engine(), nullptr);
     b->args.emplace(s.operand.arg, inner);
+    if (!s.reorder) continue;
     reorder_args = {{DNNL_ARG_FROM, s.operand.output ? inner : user}, {DNNL_ARG_TO, s.operand.output ? user : inner}};
     if (s.reorder->scratchpad_bytes > 0) reorder_args.emplace(DNNL_ARG_SCRATCHPAD, b->scratchpad);
   }
@@ -117,15 +118,24 @@ void Plan::execute(const Data& data) const {
   }
   for (size_t i = 0; i < steps_.size(); ++i) {
     b->user[i].set_data_handle(data.at(steps_[i].operand.arg));
-    if (!steps_[i].reorder) continue;
+    if (!steps_[i].relaid()) continue;
     const int64_t bytes = static_cast<int64_t>(steps_[i].operand.chosen.get_size());
     b->inner[i].set_data_handle(buffers.emplace_back(empty({bytes}, ScalarType::UInt8)).data_ptr());
   }
+  // Moves operand i between the tensor's layout and the primitive's (in or out of the call).
+  auto relayout = [&](size_t i) {
+    const Step& s = steps_[i];
+    void* user = b->user[i].get_data_handle();
+    void* inner = b->inner[i].get_data_handle();
+    if (s.blocks && s.operand.output) s.blocks->from_blocks(inner, user);
+    else if (s.blocks) s.blocks->to_blocks(user, inner);
+    else run(s.reorder->primitive, b->reorder_args[i]);
+  };
   for (size_t i = 0; i < steps_.size(); ++i)
-    if (steps_[i].reorder && !steps_[i].operand.output) run(steps_[i].reorder->primitive, b->reorder_args[i]);
+    if (steps_[i].relaid() && !steps_[i].operand.output) relayout(i);
   run(primitive_, b->args);
   for (size_t i = 0; i < steps_.size(); ++i)
-    if (steps_[i].reorder && steps_[i].operand.output) run(steps_[i].reorder->primitive, b->reorder_args[i]);
+    if (steps_[i].relaid() && steps_[i].operand.output) relayout(i);
   std::lock_guard lock(idle_mutex_);
   idle_.push_back(std::move(b));
 }

@@ -17,6 +17,7 @@
 
 #include "core/parallel.h"
 #include "core/scalar_type.h"
+#include "cpu/channel_blocks.h"
 
 namespace tp::cpu::onednn {
 
@@ -35,7 +36,8 @@ dnnl::primitive_attr attributes();
 // tensor (plain strides) and the one the primitive was created for. Where they differ, as when a
 // primitive is created with format_tag::any, the operand is reordered around each call: oneDNN's
 // fast convolutions want blocked layouts (channels in blocks of 16 on AVX-512, of 8 on AVX2) and
-// on plain NCHW fall back to im2col and GEMM, 2-3x slower on the demo CNN.
+// on plain NCHW fall back to im2col and GEMM, 2-3x slower on the demo CNN. Activations go between
+// NCHW and blocked channels through ChannelBlocks, other operands (weights) through oneDNN.
 class Plan {
  public:
   struct Operand {
@@ -71,7 +73,9 @@ class Plan {
   };
   struct Step {
     Operand operand;
-    std::optional<Reorder> reorder;  // none when the layouts agree
+    std::optional<ChannelBlocks> blocks;  // an activation's relayout
+    std::optional<Reorder> reorder;       // any other one
+    bool relaid() const { return blocks || reorder; }
   };
   // The oneDNN memory objects of one call, pointed at its tensors before it runs: creating them
   // took more time than a 4x4 product itself (an aligned allocation each), so a plan keeps them

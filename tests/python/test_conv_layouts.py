@@ -120,3 +120,17 @@ def test_conv2d_and_its_gradients_agree_across_thread_counts(restore_threads):
     for other in results[1:]:
         for got, want in zip(other, results[0]):
             np.testing.assert_allclose(got, want, rtol=1e-2, atol=1e-2 * np.abs(want).max())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_a_partial_channel_block_reads_as_zeros_whatever_its_memory_held(dtype):
+    """20 channels fill a block of 16 (or two of 8) and part of the next: the rest of that block
+    must be zeros. The blocked copy's memory comes from the allocator's cache, filled here with NaN
+    bits first, and NaN times the weights' zero padding would still be NaN."""
+    rng = np.random.default_rng(5)
+    x64, x = rounded(rng, (2, 20, 8, 8), dtype)
+    w64, w = rounded(rng, (24, 20, 3, 3), dtype)
+    junk = [tp.full((kib * 256,), 255, dtype=tp.uint8) for kib in range(1, 129)]  # 256 B to 32 KiB
+    del junk  # every size class of that range now has a NaN-filled block cached
+    out = tp.nn.functional.conv2d(x, w, padding=1)
+    assert_close(out.double().numpy(), reference_conv(x64, w64, np.zeros(24), 1, 1, 1, 1), dtype)

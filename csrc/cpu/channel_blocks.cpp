@@ -1,0 +1,72 @@
+#include "cpu/channel_blocks.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/parallel.h"
+#include "cpu/simd.h"
+
+namespace tp::cpu {
+
+namespace {
+
+using tag = dnnl::memory::format_tag;
+
+// Runs slab(plain_offset, blocked_offset, count) in parallel over the slabs (image n, channel
+// block b), with the byte offsets of the slab in the two layouts and how many of its channels are
+// real (fewer than the block in a last, partial one).
+template <class Slab>
+void for_each_slab(const ChannelBlocks& s, const Slab& slab) {
+  const int64_t blocks = (s.channels + s.block - 1) / s.block, bytes = s.plane * s.block * s.itemsize;
+  constexpr int64_t kSlabBytes = 64 << 10;  // a task's share, at least
+  parallel_for(0, s.batch * blocks, std::max<int64_t>(1, kSlabBytes / bytes), [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) {
+      const int64_t n = i / blocks, first = i % blocks * s.block;
+      slab((n * s.channels + first) * s.plane * s.itemsize, i * bytes, std::min(s.block, s.channels - first));
+    }
+  });
+}
+
+template <class Bits>
+void transpose(const void* src, int64_t src_stride, void* dst, int64_t dst_stride, int64_t rows, int64_t cols) {
+  simd::transpose(static_cast<const Bits*>(src), src_stride, static_cast<Bits*>(dst), dst_stride, rows, cols);
+}
+
+}  // namespace
+
+std::optional<ChannelBlocks> ChannelBlocks::between(const dnnl::memory::desc& plain,
+                                                    const dnnl::memory::desc& blocked) {
+  const dnnl::memory::dims dims = plain.dims();
+  const dnnl::memory::data_type dtype = plain.data_type();
+  const int64_t itemsize = static_cast<int64_t>(dnnl::memory::data_type_size(dtype));
+  if (dims.size() != 4 || blocked.dims() != dims || blocked.data_type() != dtype || (itemsize != 2 && itemsize != 4))
+    return std::nullopt;
+  if (plain != dnnl::memory::desc(dims, dtype, tag::abcd)) return std::nullopt;
+  for (auto [format, block] : {std::pair(tag::aBcd16b, 16), std::pair(tag::aBcd8b, 8)})
+    if (blocked == dnnl::memory::desc(dims, dtype, format))
+      return ChannelBlocks{dims[0], dims[1], dims[2] * dims[3], block, itemsize};
+  return std::nullopt;
+}
+
+// plain [count, plane] rows -> blocked [plane, block] rows; a partial block's other channels are 0.
+void ChannelBlocks::to_blocks(const void* plain, void* blocked) const {
+  for_each_slab(*this, [&](int64_t plain_at, int64_t blocked_at, int64_t count) {
+    const char* p = static_cast<const char*>(plain) + plain_at;
+    char* q = static_cast<char*>(blocked) + blocked_at;
+    if (count < block) std::memset(q, 0, plane * block * itemsize);
+    if (itemsize == 2) transpose<uint16_t>(p, plane, q, block, plane, count);
+    else transpose<uint32_t>(p, plane, q, block, plane, count);
+  });
+}
+
+// blocked [plane, block] rows -> plain [count, plane] rows.
+void ChannelBlocks::from_blocks(const void* blocked, void* plain) const {
+  for_each_slab(*this, [&](int64_t plain_at, int64_t blocked_at, int64_t count) {
+    const char* q = static_cast<const char*>(blocked) + blocked_at;
+    char* p = static_cast<char*>(plain) + plain_at;
+    if (itemsize == 2) transpose<uint16_t>(q, block, p, plane, count, plane);
+    else transpose<uint32_t>(q, block, p, plane, count, plane);
+  });
+}
+
+}  // namespace tp::cpu
