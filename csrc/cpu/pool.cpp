@@ -186,7 +186,8 @@ void CpuBackend::max_pool2d(const Tensor& out, const Tensor& indices, const Tens
 
 // Where the windows tile the plane, each input element gets its window's gradient or 0 and is
 // written once, in order; otherwise the plane is zeroed and each window adds its gradient at its
-// maximum's position. 16-bit planes are computed in float and rounded back (exactly: each value
+// maximum's position. The 2x2 SIMD rows work in float32 and bfloat16 alike (each value is a copy
+// of a gradient); other 16-bit planes are computed in float and rounded back (exactly: each value
 // is one of the gradients, or a sum rounded to T already).
 void CpuBackend::max_pool2d_grad(const Tensor& grad_in, const Tensor& grad_out, const Tensor& indices,
                                  const Window& w) {
@@ -197,7 +198,20 @@ void CpuBackend::max_pool2d_grad(const Tensor& grad_in, const Tensor& grad_out, 
     const T* g = static_cast<const T*>(grad_out.data_ptr());
     const int64_t* idx = static_cast<const int64_t*>(indices.data_ptr());
     T* gx = static_cast<T*>(grad_in.data_ptr());
-    const bool tiles = windows_tile(w, d), simd = simd_2x2(w, d);
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, BFloat16>) {
+      if (simd_2x2(w, d)) {
+        parallel_for(0, d.planes * d.H, std::max<int64_t>(1, kGrain / d.W), [&](int64_t lo, int64_t hi) {
+          for (int64_t r = lo; r < hi; ++r) {  // input row h of a plane
+            const int64_t plane = r / d.H, h = r % d.H, p = h / 2, at = (plane * d.P + p) * d.Q;
+            T* row = gx + r * d.W;
+            if (p >= d.P) std::fill(row, row + d.W, T(0.0f));  // below the last window
+            else simd::max_pool_2x2_backward_row(g + at, idx + at, h * d.W, d.Q, d.W, row);
+          }
+        });
+        return;
+      }
+    }
+    const bool tiles = windows_tile(w, d);
     const auto [kh, kw] = w.kernel;
     parallel_for(0, d.planes, 1, [&](int64_t lo, int64_t hi) {
       std::vector<M> wide_g, wide_out(std::is_same_v<T, M> ? 0 : d.H * d.W);
@@ -212,12 +226,6 @@ void CpuBackend::max_pool2d_grad(const Tensor& grad_in, const Tensor& grad_out, 
             if (p >= d.P) {  // below the last window
               std::fill(row, row + d.W, M(0));
               continue;
-            }
-            if constexpr (std::is_same_v<M, float>) {
-              if (simd) {
-                simd::max_pool_2x2_backward_row(gp + p * d.Q, ip + p * d.Q, h * d.W, d.Q, d.W, row);
-                continue;
-              }
             }
             tile_row(row, gp + p * d.Q, ip + p * d.Q, h * d.W, kw, d.Q);
             std::fill(row + d.Q * kw, row + d.W, M(0));

@@ -66,6 +66,21 @@ HWY_INLINE void StoreFirst(hn::Vec<D> v, D d, hn::TFromD<D>* p, size_t count) {
   else hn::BlendedStore(v, hn::FirstN(d, count), d, p);
 }
 
+// count float32 lanes back into a row as LoadRow read it: float32 itself, or the upper half of
+// each lane as bfloat16 bits, which is exact for a lane that holds a bfloat16 value already (a
+// selection: relu, the max pool's gradient), and truncates any other.
+template <class D>
+HWY_INLINE void StoreRow(D d, hn::Vec<D> v, float* p, size_t count) {
+  StoreFirst(v, d, p, count);
+}
+template <class D>
+HWY_INLINE void StoreRow(D /* d */, hn::Vec<D> v, uint16_t* p, size_t count) {
+  const hn::Rebind<uint16_t, D> d16;
+  const hn::RebindToSigned<D> di32;
+  const hn::RebindToUnsigned<D> du32;
+  StoreFirst(hn::DemoteTo(d16, hn::BitCast(di32, hn::ShiftRight<16>(hn::BitCast(du32, v)))), d16, p, count);
+}
+
 // y[i] = f(x[i]) over a row of n floats: whole vectors, then the tail through one masked vector
 // (lanes past it read and write nothing). y may be x.
 template <class D, class F>

@@ -79,9 +79,11 @@ void gelu_backward_row(const float* g, const float* x, float* out, int64_t n, bo
 // position in the plane must fit int32.
 void max_pool_2x2_row(const float* top, int64_t width, int64_t row, int64_t n, float* best, int64_t* best_at);
 
-// Its gradient in one input row of width floats, at plane position base: element x is g[x / 2]
+// Its gradient in one input row of width values, at plane position base: element x is g[x / 2]
 // where at[x / 2] (window x / 2's maximum) is base + x, else 0 (also past the n windows).
 void max_pool_2x2_backward_row(const float* g, const int64_t* at, int64_t base, int64_t n, int64_t width, float* row);
+void max_pool_2x2_backward_row(const BFloat16* g, const int64_t* at, int64_t base, int64_t n, int64_t width,
+                               BFloat16* row);
 
 // SGD with momentum over n contiguous floats (a parameter, its gradient and its momentum buffer),
 // rounded as CpuBackend::sgd_momentum_step's op sequence is. The factors are in float32 as that

@@ -1,5 +1,5 @@
-// The 2x2 max pool with stride 2 (VGG's, LeNet's, the demo CNN's) and its gradient over float32
-// planes in SIMD code, compiled by Highway for each x86 target and dispatched at run time (see
+// The 2x2 max pool with stride 2 (VGG's, LeNet's, the demo CNN's) over float32 planes, and its
+// gradient over float32 and bfloat16 ones, in SIMD code, compiled by Highway for each x86 target and dispatched at run time (see
 // simd_softmax.cpp). Forward, one output row at a time, a vector of outputs at a time: the two
 // input rows are loaded and split into even and odd columns, and each window's four candidates
 // are taken in row-major order, a larger value or a NaN replacing the best so far, as
@@ -38,8 +38,9 @@ void MaxPool2x2Row(const float* top, int64_t width, int64_t row, int64_t n, floa
   }
 }
 
-void MaxPool2x2BackwardRow(const float* g, const int64_t* at, int64_t base, int64_t n, int64_t width, float* row) {
-  for (int64_t x = 0; x < width; ++x) row[x] = x < 2 * n && at[x / 2] == base + x ? g[x / 2] : 0.0f;
+template <class T>
+void MaxPool2x2BackwardRow(const T* g, const int64_t* at, int64_t base, int64_t n, int64_t width, T* row) {
+  for (int64_t x = 0; x < width; ++x) row[x] = x < 2 * n && at[x / 2] == base + x ? g[x / 2] : T(0);
 }
 #else
 // The even and odd elements of x[0, 2 count), count <= Lanes(d); lanes past count hold 0.
@@ -87,8 +88,10 @@ void MaxPool2x2Row(const float* top, int64_t width, int64_t row, int64_t n, floa
 // One input row of the gradient (row, at plane position base; either row of the windows [0, n)):
 // each element is its window's gradient g[q] where the window's maximum, at[q], lies there, else
 // 0; the columns past the last window are 0 too. A vector of columns at a time, which holds half
-// as many windows: their gradients and positions are loaded once and each lane duplicated.
-void MaxPool2x2BackwardRow(const float* g, const int64_t* at, int64_t base, int64_t n, int64_t width, float* row) {
+// as many windows: their gradients and positions are loaded once and each lane duplicated. Each
+// value is a copy of a gradient, so bfloat16 ones go through float32 lanes and back exactly.
+template <class T>
+void MaxPool2x2BackwardRow(const T* g, const int64_t* at, int64_t base, int64_t n, int64_t width, T* row) {
   const hn::ScalableTag<float> d;
   const hn::RebindToSigned<decltype(d)> di;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
@@ -98,17 +101,25 @@ void MaxPool2x2BackwardRow(const float* g, const int64_t* at, int64_t base, int6
   const auto low_halves = hn::IndicesFromVec(di, hn::And(column, hn::Set(di, ~1)));
   for (int64_t x0 = 0; x0 < width; x0 += lanes) {
     const int64_t q0 = x0 / 2, windows = std::clamp<int64_t>(n - q0, 0, lanes / 2);
-    const auto gv = LoadFirst(d, g + q0, static_cast<size_t>(windows));
+    const auto gv = LoadRow(d, g + q0, static_cast<size_t>(windows));
     const auto atv = LoadFirst(di, reinterpret_cast<const int32_t*>(at + q0), static_cast<size_t>(2 * windows));
     const auto position = hn::Add(hn::Set(di, static_cast<int32_t>(base + x0)), column);
     // A column past the windows meets a zero gradient (and a position that is not 0: x0 > 0).
     const auto here = hn::RebindMask(d, hn::Eq(hn::TableLookupLanes(atv, low_halves), position));
     const auto v = hn::IfThenElseZero(here, hn::TableLookupLanes(gv, each_twice));
-    StoreFirst(v, d, row + x0, static_cast<size_t>(std::min(lanes, width - x0)));
+    StoreRow(d, v, row + x0, static_cast<size_t>(std::min(lanes, width - x0)));
   }
 }
 
 #endif  // HWY_TARGET == HWY_SCALAR
+
+void MaxPool2x2BackwardRowF32(const float* g, const int64_t* at, int64_t base, int64_t n, int64_t width, float* row) {
+  MaxPool2x2BackwardRow(g, at, base, n, width, row);
+}
+void MaxPool2x2BackwardRowBF16(const uint16_t* g, const int64_t* at, int64_t base, int64_t n, int64_t width,
+                               uint16_t* row) {
+  MaxPool2x2BackwardRow(g, at, base, n, width, row);
+}
 
 }  // namespace tp::cpu::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
@@ -117,14 +128,21 @@ HWY_AFTER_NAMESPACE();
 namespace tp::cpu::simd {
 
 HWY_EXPORT(MaxPool2x2Row);
-HWY_EXPORT(MaxPool2x2BackwardRow);
+HWY_EXPORT(MaxPool2x2BackwardRowF32);
+HWY_EXPORT(MaxPool2x2BackwardRowBF16);
 
 void max_pool_2x2_row(const float* top, int64_t width, int64_t row, int64_t n, float* best, int64_t* best_at) {
   HWY_DYNAMIC_DISPATCH(MaxPool2x2Row)(top, width, row, n, best, best_at);
 }
 
 void max_pool_2x2_backward_row(const float* g, const int64_t* at, int64_t base, int64_t n, int64_t width, float* row) {
-  HWY_DYNAMIC_DISPATCH(MaxPool2x2BackwardRow)(g, at, base, n, width, row);
+  HWY_DYNAMIC_DISPATCH(MaxPool2x2BackwardRowF32)(g, at, base, n, width, row);
+}
+
+void max_pool_2x2_backward_row(const BFloat16* g, const int64_t* at, int64_t base, int64_t n, int64_t width,
+                               BFloat16* row) {
+  HWY_DYNAMIC_DISPATCH(MaxPool2x2BackwardRowBF16)(reinterpret_cast<const uint16_t*>(g), at, base, n, width,
+                                                   reinterpret_cast<uint16_t*>(row));
 }
 
 }  // namespace tp::cpu::simd

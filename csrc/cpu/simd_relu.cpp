@@ -22,15 +22,6 @@ namespace hn = hwy::HWY_NAMESPACE;
 using DF = hn::ScalableTag<float>;
 using V = hn::Vec<DF>;
 
-// count values back into the row; a bfloat16 lane holds a bfloat16 value already.
-HWY_INLINE void StoreRow(DF d, V v, float* p, size_t count) { StoreFirst(v, d, p, count); }
-HWY_INLINE void StoreRow(DF d, V v, uint16_t* p, size_t count) {
-  const hn::Rebind<uint16_t, DF> d16;
-  const hn::RebindToSigned<DF> di32;
-  const hn::RebindToUnsigned<DF> du32;
-  StoreFirst(hn::DemoteTo(d16, hn::BitCast(di32, hn::ShiftRight<16>(hn::BitCast(du32, v)))), d16, p, count);
-}
-
 // 0 where x < 0, else x (so -0 and NaN stay, as in PyTorch).
 template <class T>
 void ReluRow(const T* x, T* y, int64_t n) {
