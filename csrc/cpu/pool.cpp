@@ -116,13 +116,23 @@ const M* widened(const T* x, int64_t n, std::vector<M>& buf) {
 // One input row of a tiled plane's gradient, at plane position `base`, inside windows [0, n) of
 // width kw: each element is its window's gradient g[q] where the window's maximum lies there
 // (at[q]), else 0. (The 2x2 pool has a SIMD row of its own.)
-template <class M>
-void tile_row(M* row, const M* g, const int64_t* at, int64_t base, int64_t kw, int64_t n) {
+template <class M, class I>
+void tile_row(M* row, const M* g, const I* at, int64_t base, int64_t kw, int64_t n) {
   std::fill(row, row + n * kw, M(0));
   for (int64_t q = 0; q < n; ++q) {
     const int64_t where = at[q] - base - q * kw;  // in [0, kw) when the maximum is in this row
     if (where >= 0 && where < kw) row[q * kw + where] = g[q];
   }
+}
+
+// The max pool's positions: int64 (what max_pool2d's return_indices gives), or int32 where only
+// its gradient reads them (half the memory traffic, for planes whose positions fit).
+template <class F>
+void visit_positions(const Tensor& indices, const Planes& d, const F& f) {
+  if (indices.dtype() == ScalarType::Int64) return f(int64_t{});
+  TP_CHECK(indices.dtype() == ScalarType::Int32 && d.H * d.W <= std::numeric_limits<int32_t>::max(),
+           "[max_pool2d] positions must be int64, or int32 for planes of under 2^31 elements");
+  f(int32_t{});
 }
 
 }  // namespace
@@ -152,92 +162,105 @@ void CpuBackend::max_pool2d(const Tensor& out, const Tensor& indices, const Tens
     const bool simd = simd_2x2(w, d);
     const T* x = static_cast<const T*>(in.data_ptr());
     T* y = static_cast<T*>(out.data_ptr());
-    int64_t* idx = static_cast<int64_t*>(indices.data_ptr());
-    parallel_for(0, d.planes, 1, [&](int64_t lo, int64_t hi) {
-      std::vector<M> wide, plane_out(std::is_same_v<T, M> ? 0 : d.P * d.Q);
-      std::vector<int32_t> at32(small_planes ? d.Q : 0);
-      std::vector<int64_t> at64(small_planes ? 0 : d.Q);
-      for (int64_t plane = lo; plane < hi; ++plane) {
-        const M* src = widened(x + plane * d.H * d.W, d.H * d.W, wide);
-        T* yp = y + plane * d.P * d.Q;
-        M* out = std::is_same_v<T, M> ? reinterpret_cast<M*>(yp) : plane_out.data();  // rounded at the end
-        int64_t* ip = idx + plane * d.P * d.Q;
-        for (int64_t p = 0; p < d.P; ++p) {
-          M* best = out + p * d.Q;
-          if constexpr (std::is_same_v<M, float>) {
-            if (simd) {
-              simd::max_pool_2x2_row(src + 2 * p * d.W, d.W, 2 * p * d.W, d.Q, best, ip + p * d.Q);
-              continue;
+    visit_positions(indices, d, [&](auto position) {
+      using I = decltype(position);
+      I* idx = static_cast<I*>(indices.data_ptr());
+      parallel_for(0, d.planes, 1, [&](int64_t lo, int64_t hi) {
+        std::vector<M> wide, plane_out(std::is_same_v<T, M> ? 0 : d.P * d.Q);
+        // int64 positions are found as int32 where they fit (see max_row) and widened.
+        const bool narrow = std::is_same_v<I, int64_t> && small_planes;
+        std::vector<int32_t> at32(narrow ? d.Q : 0);
+        for (int64_t plane = lo; plane < hi; ++plane) {
+          const M* src = widened(x + plane * d.H * d.W, d.H * d.W, wide);
+          T* yp = y + plane * d.P * d.Q;
+          M* out = std::is_same_v<T, M> ? reinterpret_cast<M*>(yp) : plane_out.data();  // rounded at the end
+          I* ip = idx + plane * d.P * d.Q;
+          for (int64_t p = 0; p < d.P; ++p) {
+            M* best = out + p * d.Q;
+            if constexpr (std::is_same_v<M, float>) {
+              if (simd) {
+                simd::max_pool_2x2_row(src + 2 * p * d.W, d.W, 2 * p * d.W, d.Q, best, ip + p * d.Q);
+                continue;
+              }
+            }
+            if (narrow) {
+              max_pool_row(src, p, d, w, columns, best, at32.data());
+              std::copy(at32.begin(), at32.end(), ip + p * d.Q);
+            } else {
+              max_pool_row(src, p, d, w, columns, best, ip + p * d.Q);
             }
           }
-          if (small_planes) {
-            max_pool_row(src, p, d, w, columns, best, at32.data());
-            std::copy(at32.begin(), at32.end(), ip + p * d.Q);
-          } else {
-            max_pool_row(src, p, d, w, columns, best, at64.data());
-            std::copy(at64.begin(), at64.end(), ip + p * d.Q);
-          }
+          if constexpr (!std::is_same_v<T, M>) convert_n(out, yp, d.P * d.Q);
         }
-        if constexpr (!std::is_same_v<T, M>) convert_n(out, yp, d.P * d.Q);
-      }
+      });
     });
   });
 }
+
+namespace {
 
 // Where the windows tile the plane, each input element gets its window's gradient or 0 and is
 // written once, in order; otherwise the plane is zeroed and each window adds its gradient at its
 // maximum's position. The 2x2 SIMD rows work in float32 and bfloat16 alike (each value is a copy
 // of a gradient); other 16-bit planes are computed in float and rounded back (exactly: each value
 // is one of the gradients, or a sum rounded to T already).
+template <class T, class I>
+void max_pool2d_grad_planes(const Tensor& grad_in, const Tensor& grad_out, const I* idx, const Window& w) {
+  using M = opmath_t<T>;
+  const Planes d(grad_in, grad_out);
+  const T* g = static_cast<const T*>(grad_out.data_ptr());
+  T* gx = static_cast<T*>(grad_in.data_ptr());
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, BFloat16>) {
+    if (simd_2x2(w, d)) {
+      parallel_for(0, d.planes * d.H, std::max<int64_t>(1, kGrain / d.W), [&](int64_t lo, int64_t hi) {
+        for (int64_t r = lo; r < hi; ++r) {  // input row h of a plane
+          const int64_t plane = r / d.H, h = r % d.H, p = h / 2, at = (plane * d.P + p) * d.Q;
+          T* row = gx + r * d.W;
+          if (p >= d.P) std::fill(row, row + d.W, T(0.0f));  // below the last window
+          else simd::max_pool_2x2_backward_row(g + at, idx + at, h * d.W, d.Q, d.W, row);
+        }
+      });
+      return;
+    }
+  }
+  const bool tiles = windows_tile(w, d);
+  const auto [kh, kw] = w.kernel;
+  parallel_for(0, d.planes, 1, [&](int64_t lo, int64_t hi) {
+    std::vector<M> wide_g, wide_out(std::is_same_v<T, M> ? 0 : d.H * d.W);
+    for (int64_t plane = lo; plane < hi; ++plane) {
+      const M* gp = widened(g + plane * d.P * d.Q, d.P * d.Q, wide_g);
+      const I* ip = idx + plane * d.P * d.Q;
+      M* out = std::is_same_v<T, M> ? reinterpret_cast<M*>(gx + plane * d.H * d.W) : wide_out.data();
+      if (tiles) {
+        for (int64_t h = 0; h < d.H; ++h) {
+          M* row = out + h * d.W;
+          const int64_t p = h / kh;
+          if (p >= d.P) {  // below the last window
+            std::fill(row, row + d.W, M(0));
+            continue;
+          }
+          tile_row(row, gp + p * d.Q, ip + p * d.Q, h * d.W, kw, d.Q);
+          std::fill(row + d.Q * kw, row + d.W, M(0));
+        }
+      } else {
+        // Each sum rounded to T, as PyTorch's kernel adds in the gradient's dtype.
+        std::fill(out, out + d.H * d.W, M(0));
+        for (int64_t o = 0; o < d.P * d.Q; ++o)
+          if (ip[o] >= 0) out[ip[o]] = static_cast<M>(static_cast<T>(out[ip[o]] + gp[o]));
+      }
+      if constexpr (!std::is_same_v<T, M>) convert_n(out, gx + plane * d.H * d.W, d.H * d.W);
+    }
+  });
+}
+
+}  // namespace
+
 void CpuBackend::max_pool2d_grad(const Tensor& grad_in, const Tensor& grad_out, const Tensor& indices,
                                  const Window& w) {
   visit_dtype<DTypes::Floating>("max_pool2d", grad_in.dtype(), [&](auto t) {
-    using T = decltype(t);
-    using M = opmath_t<T>;
-    const Planes d(grad_in, grad_out);
-    const T* g = static_cast<const T*>(grad_out.data_ptr());
-    const int64_t* idx = static_cast<const int64_t*>(indices.data_ptr());
-    T* gx = static_cast<T*>(grad_in.data_ptr());
-    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, BFloat16>) {
-      if (simd_2x2(w, d)) {
-        parallel_for(0, d.planes * d.H, std::max<int64_t>(1, kGrain / d.W), [&](int64_t lo, int64_t hi) {
-          for (int64_t r = lo; r < hi; ++r) {  // input row h of a plane
-            const int64_t plane = r / d.H, h = r % d.H, p = h / 2, at = (plane * d.P + p) * d.Q;
-            T* row = gx + r * d.W;
-            if (p >= d.P) std::fill(row, row + d.W, T(0.0f));  // below the last window
-            else simd::max_pool_2x2_backward_row(g + at, idx + at, h * d.W, d.Q, d.W, row);
-          }
-        });
-        return;
-      }
-    }
-    const bool tiles = windows_tile(w, d);
-    const auto [kh, kw] = w.kernel;
-    parallel_for(0, d.planes, 1, [&](int64_t lo, int64_t hi) {
-      std::vector<M> wide_g, wide_out(std::is_same_v<T, M> ? 0 : d.H * d.W);
-      for (int64_t plane = lo; plane < hi; ++plane) {
-        const M* gp = widened(g + plane * d.P * d.Q, d.P * d.Q, wide_g);
-        const int64_t* ip = idx + plane * d.P * d.Q;
-        M* out = std::is_same_v<T, M> ? reinterpret_cast<M*>(gx + plane * d.H * d.W) : wide_out.data();
-        if (tiles) {
-          for (int64_t h = 0; h < d.H; ++h) {
-            M* row = out + h * d.W;
-            const int64_t p = h / kh;
-            if (p >= d.P) {  // below the last window
-              std::fill(row, row + d.W, M(0));
-              continue;
-            }
-            tile_row(row, gp + p * d.Q, ip + p * d.Q, h * d.W, kw, d.Q);
-            std::fill(row + d.Q * kw, row + d.W, M(0));
-          }
-        } else {
-          // Each sum rounded to T, as PyTorch's kernel adds in the gradient's dtype.
-          std::fill(out, out + d.H * d.W, M(0));
-          for (int64_t o = 0; o < d.P * d.Q; ++o)
-            if (ip[o] >= 0) out[ip[o]] = static_cast<M>(static_cast<T>(out[ip[o]] + gp[o]));
-        }
-        if constexpr (!std::is_same_v<T, M>) convert_n(out, gx + plane * d.H * d.W, d.H * d.W);
-      }
+    visit_positions(indices, Planes(grad_in, grad_out), [&](auto position) {
+      using I = decltype(position);
+      max_pool2d_grad_planes<decltype(t)>(grad_in, grad_out, static_cast<const I*>(indices.data_ptr()), w);
     });
   });
 }

@@ -76,12 +76,16 @@ void gelu_backward_row(const float* g, const float* x, float* out, int64_t n, bo
 // One output row of the 2x2 max pool with stride 2: output q's window is top[2q], top[2q + 1] and
 // the same two of the next row, top + width, taken in that order (a larger value or a NaN wins).
 // best[q] gets its value and best_at[q] its position in the plane, top[0] being at `row`; every
-// position in the plane must fit int32.
+// position in the plane must fit int32 (the positions are stored as int32 or int64).
+void max_pool_2x2_row(const float* top, int64_t width, int64_t row, int64_t n, float* best, int32_t* best_at);
 void max_pool_2x2_row(const float* top, int64_t width, int64_t row, int64_t n, float* best, int64_t* best_at);
 
 // Its gradient in one input row of width values, at plane position base: element x is g[x / 2]
 // where at[x / 2] (window x / 2's maximum) is base + x, else 0 (also past the n windows).
+void max_pool_2x2_backward_row(const float* g, const int32_t* at, int64_t base, int64_t n, int64_t width, float* row);
 void max_pool_2x2_backward_row(const float* g, const int64_t* at, int64_t base, int64_t n, int64_t width, float* row);
+void max_pool_2x2_backward_row(const BFloat16* g, const int32_t* at, int64_t base, int64_t n, int64_t width,
+                               BFloat16* row);
 void max_pool_2x2_backward_row(const BFloat16* g, const int64_t* at, int64_t base, int64_t n, int64_t width,
                                BFloat16* row);
 

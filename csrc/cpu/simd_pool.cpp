@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "cpu/simd-inl.h"
 #include "cpu/simd.h"
@@ -23,7 +24,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 #if HWY_TARGET == HWY_SCALAR
 // The baseline build's one-lane target has no lane shuffles: one window at a time.
-void MaxPool2x2Row(const float* top, int64_t width, int64_t row, int64_t n, float* best, int64_t* best_at) {
+template <class I>
+void MaxPool2x2Row(const float* top, int64_t width, int64_t row, int64_t n, float* best, I* best_at) {
   for (int64_t q = 0; q < n; ++q) {
     const int64_t offsets[4] = {2 * q, 2 * q + 1, width + 2 * q, width + 2 * q + 1};
     float v = top[offsets[0]];
@@ -34,12 +36,12 @@ void MaxPool2x2Row(const float* top, int64_t width, int64_t row, int64_t n, floa
       at = take ? o : at;
     }
     best[q] = v;
-    best_at[q] = row + at;
+    best_at[q] = static_cast<I>(row + at);
   }
 }
 
-template <class T>
-void MaxPool2x2BackwardRow(const T* g, const int64_t* at, int64_t base, int64_t n, int64_t width, T* row) {
+template <class T, class I>
+void MaxPool2x2BackwardRow(const T* g, const I* at, int64_t base, int64_t n, int64_t width, T* row) {
   for (int64_t x = 0; x < width; ++x) row[x] = x < 2 * n && at[x / 2] == base + x ? g[x / 2] : T(0);
 }
 #else
@@ -53,7 +55,8 @@ HWY_INLINE void LoadPairs(D d, const float* x, size_t count, V& even, V& odd) {
   odd = hn::ConcatOdd(d, hi, lo);
 }
 
-void MaxPool2x2Row(const float* top, int64_t width, int64_t row, int64_t n, float* best, int64_t* best_at) {
+template <class I>
+void MaxPool2x2Row(const float* top, int64_t width, int64_t row, int64_t n, float* best, I* best_at) {
   const hn::ScalableTag<float> d;
   const hn::RebindToSigned<decltype(d)> di;
   const hn::Half<decltype(di)> dh;
@@ -77,11 +80,15 @@ void MaxPool2x2Row(const float* top, int64_t width, int64_t row, int64_t n, floa
     consider(b, 1);
     consider(c, static_cast<int32_t>(width));
     consider(e, static_cast<int32_t>(width + 1));
-    const auto low = hn::PromoteTo(d64, hn::LowerHalf(dh, at)), high = hn::PromoteTo(d64, hn::UpperHalf(dh, at));
-    const size_t half = lanes / 2;
     StoreFirst(v, d, best + q, count);
-    StoreFirst(low, d64, best_at + q, std::min(count, half));
-    if (count > half) StoreFirst(high, d64, best_at + q + half, count - half);
+    if constexpr (std::is_same_v<I, int32_t>) {
+      StoreFirst(at, di, best_at + q, count);
+    } else {
+      const auto low = hn::PromoteTo(d64, hn::LowerHalf(dh, at)), high = hn::PromoteTo(d64, hn::UpperHalf(dh, at));
+      const size_t half = lanes / 2;
+      StoreFirst(low, d64, best_at + q, std::min(count, half));
+      if (count > half) StoreFirst(high, d64, best_at + q + half, count - half);
+    }
   }
 }
 
@@ -90,22 +97,29 @@ void MaxPool2x2Row(const float* top, int64_t width, int64_t row, int64_t n, floa
 // 0; the columns past the last window are 0 too. A vector of columns at a time, which holds half
 // as many windows: their gradients and positions are loaded once and each lane duplicated. Each
 // value is a copy of a gradient, so bfloat16 ones go through float32 lanes and back exactly.
-template <class T>
-void MaxPool2x2BackwardRow(const T* g, const int64_t* at, int64_t base, int64_t n, int64_t width, T* row) {
+template <class T, class I>
+void MaxPool2x2BackwardRow(const T* g, const I* at, int64_t base, int64_t n, int64_t width, T* row) {
   const hn::ScalableTag<float> d;
   const hn::RebindToSigned<decltype(d)> di;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const auto column = hn::Iota(di, 0);
   const auto each_twice = hn::IndicesFromVec(d, hn::ShiftRight<1>(column));  // 0 0 1 1 2 2 ...
-  // at as int32 pairs (little-endian; positions fit int32): the low halves 0 0 2 2 4 4 ...
+  // int64 positions as int32 pairs (little-endian; positions fit int32): the low halves 0 0 2 2 ...
   const auto low_halves = hn::IndicesFromVec(di, hn::And(column, hn::Set(di, ~1)));
   for (int64_t x0 = 0; x0 < width; x0 += lanes) {
     const int64_t q0 = x0 / 2, windows = std::clamp<int64_t>(n - q0, 0, lanes / 2);
     const auto gv = LoadRow(d, g + q0, static_cast<size_t>(windows));
-    const auto atv = LoadFirst(di, reinterpret_cast<const int32_t*>(at + q0), static_cast<size_t>(2 * windows));
+    hn::Vec<decltype(di)> window_at;  // each column's window's maximum
+    if constexpr (std::is_same_v<I, int32_t>) {
+      window_at = hn::TableLookupLanes(LoadFirst(di, at + q0, static_cast<size_t>(windows)),
+                                       hn::IndicesFromVec(di, hn::ShiftRight<1>(column)));
+    } else {
+      const auto pairs = LoadFirst(di, reinterpret_cast<const int32_t*>(at + q0), static_cast<size_t>(2 * windows));
+      window_at = hn::TableLookupLanes(pairs, low_halves);
+    }
     const auto position = hn::Add(hn::Set(di, static_cast<int32_t>(base + x0)), column);
     // A column past the windows meets a zero gradient (and a position that is not 0: x0 > 0).
-    const auto here = hn::RebindMask(d, hn::Eq(hn::TableLookupLanes(atv, low_halves), position));
+    const auto here = hn::RebindMask(d, hn::Eq(window_at, position));
     const auto v = hn::IfThenElseZero(here, hn::TableLookupLanes(gv, each_twice));
     StoreRow(d, v, row + x0, static_cast<size_t>(std::min(lanes, width - x0)));
   }
@@ -113,11 +127,28 @@ void MaxPool2x2BackwardRow(const T* g, const int64_t* at, int64_t base, int64_t 
 
 #endif  // HWY_TARGET == HWY_SCALAR
 
-void MaxPool2x2BackwardRowF32(const float* g, const int64_t* at, int64_t base, int64_t n, int64_t width, float* row) {
+// The exported instances: float32 rows with int32 or int64 positions, and their gradients in
+// float32 and bfloat16.
+void MaxPool2x2RowI32(const float* top, int64_t width, int64_t row, int64_t n, float* best, int32_t* at) {
+  MaxPool2x2Row(top, width, row, n, best, at);
+}
+void MaxPool2x2RowI64(const float* top, int64_t width, int64_t row, int64_t n, float* best, int64_t* at) {
+  MaxPool2x2Row(top, width, row, n, best, at);
+}
+void MaxPool2x2BackwardRowF32I32(const float* g, const int32_t* at, int64_t base, int64_t n, int64_t width,
+                                 float* row) {
   MaxPool2x2BackwardRow(g, at, base, n, width, row);
 }
-void MaxPool2x2BackwardRowBF16(const uint16_t* g, const int64_t* at, int64_t base, int64_t n, int64_t width,
-                               uint16_t* row) {
+void MaxPool2x2BackwardRowF32I64(const float* g, const int64_t* at, int64_t base, int64_t n, int64_t width,
+                                 float* row) {
+  MaxPool2x2BackwardRow(g, at, base, n, width, row);
+}
+void MaxPool2x2BackwardRowBF16I32(const uint16_t* g, const int32_t* at, int64_t base, int64_t n, int64_t width,
+                                  uint16_t* row) {
+  MaxPool2x2BackwardRow(g, at, base, n, width, row);
+}
+void MaxPool2x2BackwardRowBF16I64(const uint16_t* g, const int64_t* at, int64_t base, int64_t n, int64_t width,
+                                  uint16_t* row) {
   MaxPool2x2BackwardRow(g, at, base, n, width, row);
 }
 
@@ -127,22 +158,39 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace tp::cpu::simd {
 
-HWY_EXPORT(MaxPool2x2Row);
-HWY_EXPORT(MaxPool2x2BackwardRowF32);
-HWY_EXPORT(MaxPool2x2BackwardRowBF16);
+HWY_EXPORT(MaxPool2x2RowI32);
+HWY_EXPORT(MaxPool2x2RowI64);
+HWY_EXPORT(MaxPool2x2BackwardRowF32I32);
+HWY_EXPORT(MaxPool2x2BackwardRowF32I64);
+HWY_EXPORT(MaxPool2x2BackwardRowBF16I32);
+HWY_EXPORT(MaxPool2x2BackwardRowBF16I64);
+
+void max_pool_2x2_row(const float* top, int64_t width, int64_t row, int64_t n, float* best, int32_t* best_at) {
+  HWY_DYNAMIC_DISPATCH(MaxPool2x2RowI32)(top, width, row, n, best, best_at);
+}
 
 void max_pool_2x2_row(const float* top, int64_t width, int64_t row, int64_t n, float* best, int64_t* best_at) {
-  HWY_DYNAMIC_DISPATCH(MaxPool2x2Row)(top, width, row, n, best, best_at);
+  HWY_DYNAMIC_DISPATCH(MaxPool2x2RowI64)(top, width, row, n, best, best_at);
+}
+
+void max_pool_2x2_backward_row(const float* g, const int32_t* at, int64_t base, int64_t n, int64_t width, float* row) {
+  HWY_DYNAMIC_DISPATCH(MaxPool2x2BackwardRowF32I32)(g, at, base, n, width, row);
 }
 
 void max_pool_2x2_backward_row(const float* g, const int64_t* at, int64_t base, int64_t n, int64_t width, float* row) {
-  HWY_DYNAMIC_DISPATCH(MaxPool2x2BackwardRowF32)(g, at, base, n, width, row);
+  HWY_DYNAMIC_DISPATCH(MaxPool2x2BackwardRowF32I64)(g, at, base, n, width, row);
+}
+
+void max_pool_2x2_backward_row(const BFloat16* g, const int32_t* at, int64_t base, int64_t n, int64_t width,
+                               BFloat16* row) {
+  HWY_DYNAMIC_DISPATCH(MaxPool2x2BackwardRowBF16I32)(reinterpret_cast<const uint16_t*>(g), at, base, n, width,
+                                                      reinterpret_cast<uint16_t*>(row));
 }
 
 void max_pool_2x2_backward_row(const BFloat16* g, const int64_t* at, int64_t base, int64_t n, int64_t width,
                                BFloat16* row) {
-  HWY_DYNAMIC_DISPATCH(MaxPool2x2BackwardRowBF16)(reinterpret_cast<const uint16_t*>(g), at, base, n, width,
-                                                   reinterpret_cast<uint16_t*>(row));
+  HWY_DYNAMIC_DISPATCH(MaxPool2x2BackwardRowBF16I64)(reinterpret_cast<const uint16_t*>(g), at, base, n, width,
+                                                      reinterpret_cast<uint16_t*>(row));
 }
 
 }  // namespace tp::cpu::simd

@@ -129,6 +129,8 @@ class Backend {
                                   const Window& w) = 0;
 
   // 2-D pooling over NCHW tensors (padding counts as -inf for max, per count_include_pad for avg).
+  // The max pool's indices are the maxima's positions in their planes, int64 or (planes of under
+  // 2^31 elements) int32.
   virtual void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& in, const Window& w) = 0;
   virtual void max_pool2d_grad(const Tensor& grad_in, const Tensor& grad_out, const Tensor& indices,
                                const Window& w) = 0;

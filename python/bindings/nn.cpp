@@ -19,6 +19,8 @@ void init_nn(nb::module_& m) {
          "output_padding"_a, "groups"_a, "dilation"_a, g);
   nn.def("max_pool2d_with_indices", &max_pool2d_with_indices, "input"_a, "kernel_size"_a, "stride"_a, "padding"_a,
          "dilation"_a, "ceil_mode"_a, g);
+  nn.def("max_pool2d", &max_pool2d, "input"_a, "kernel_size"_a, "stride"_a, "padding"_a, "dilation"_a, "ceil_mode"_a,
+         g);
   nn.def("avg_pool2d", &avg_pool2d, "input"_a, "kernel_size"_a, "stride"_a, "padding"_a, "ceil_mode"_a,
          "count_include_pad"_a, "divisor_override"_a.none(), g);
   nn.def("adaptive_avg_pool2d", &adaptive_avg_pool2d, "input"_a, "output_size"_a, g);

@@ -102,16 +102,20 @@ def pdist(input, p=2):
 
 # ---- pooling ----
 
+def _pool_args(kernel_size, stride, padding, dilation):
+    stride = [] if stride is None or (not isinstance(stride, int) and len(stride) == 0) else list(_pair(stride))
+    return list(_pair(kernel_size)), stride, list(_pair(padding)), list(_pair(dilation))
+
+
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=True):
-    stride = [] if stride is None or (not isinstance(stride, int) and len(stride) == 0) else list(_pair(stride))
-    return _nn.max_pool2d_with_indices(input, list(_pair(kernel_size)), stride, list(_pair(padding)),
-                                       list(_pair(dilation)), ceil_mode)
+    return _nn.max_pool2d_with_indices(input, *_pool_args(kernel_size, stride, padding, dilation), ceil_mode)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    out, indices = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
-    return (out, indices) if return_indices else out
+    if return_indices:
+        return max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _nn.max_pool2d(input, *_pool_args(kernel_size, stride, padding, dilation), ceil_mode)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
