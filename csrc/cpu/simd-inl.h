@@ -59,11 +59,20 @@ HWY_INLINE hn::Vec<hn::Rebind<uint16_t, D>> RoundToBFloat16Bits(D /* d */, hn::V
   return hn::DemoteTo(hn::Rebind<uint16_t, D>(), hn::BitCast(di32, rounded));  // (lanes hold 0..0xFFFF)
 }
 
-// The first count lanes of v into p (count <= Lanes(d)), writing nothing past p + count.
+// The first count lanes of v into p (count <= Lanes(d)), writing nothing past p + count. Below
+// AVX-512, Highway stores 16-bit lanes under a mask one lane at a time: those go through the stack.
 template <class D>
 HWY_INLINE void StoreFirst(hn::Vec<D> v, D d, hn::TFromD<D>* p, size_t count) {
-  if (count == hn::Lanes(d)) hn::StoreU(v, d, p);
-  else hn::BlendedStore(v, hn::FirstN(d, count), d, p);
+  using T = hn::TFromD<D>;
+  if (count == hn::Lanes(d)) {
+    hn::StoreU(v, d, p);
+  } else if constexpr (HWY_TARGET <= HWY_AVX3 || sizeof(T) >= 4) {
+    hn::BlendedStore(v, hn::FirstN(d, count), d, p);
+  } else {
+    HWY_ALIGN T lanes[hn::MaxLanes(d)];
+    hn::Store(v, d, lanes);
+    std::copy_n(lanes, count, p);
+  }
 }
 
 // count float32 lanes back into a row as LoadRow read it: float32 itself, or the upper half of

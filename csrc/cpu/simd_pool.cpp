@@ -1,6 +1,6 @@
 // The 2x2 max pool with stride 2 (VGG's, LeNet's, the demo CNN's) over float32 planes, and its
-// gradient over float32 and bfloat16 ones, in SIMD code, compiled by Highway for each x86 target and dispatched at run time (see
-// simd_softmax.cpp). Forward, one output row at a time, a vector of outputs at a time: the two
+// gradient over float32 and bfloat16 ones, in SIMD code, compiled by Highway for each x86 target
+// and dispatched at run time (see simd_softmax.cpp). Forward, one output row at a time, a vector of outputs at a time: the two
 // input rows are loaded and split into even and odd columns, and each window's four candidates
 // are taken in row-major order, a larger value or a NaN replacing the best so far, as
 // CpuBackend::max_pool2d defines. Backward, one input row at a time.
@@ -22,6 +22,12 @@ HWY_BEFORE_NAMESPACE();
 namespace tp::cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// Columns [from, width) of a row of the gradient (see MaxPool2x2BackwardRow) one at a time.
+template <class T, class I>
+void MaxPool2x2BackwardColumns(const T* g, const I* at, int64_t base, int64_t n, int64_t from, int64_t width, T* row) {
+  for (int64_t x = from; x < width; ++x) row[x] = x < 2 * n && at[x / 2] == base + x ? g[x / 2] : T(0);
+}
+
 #if HWY_TARGET == HWY_SCALAR
 // The baseline build's one-lane target has no lane shuffles: one window at a time.
 template <class I>
@@ -42,7 +48,7 @@ void MaxPool2x2Row(const float* top, int64_t width, int64_t row, int64_t n, floa
 
 template <class T, class I>
 void MaxPool2x2BackwardRow(const T* g, const I* at, int64_t base, int64_t n, int64_t width, T* row) {
-  for (int64_t x = 0; x < width; ++x) row[x] = x < 2 * n && at[x / 2] == base + x ? g[x / 2] : T(0);
+  MaxPool2x2BackwardColumns(g, at, base, n, 0, width, row);
 }
 #else
 // The even and odd elements of x[0, 2 count), count <= Lanes(d); lanes past count hold 0.
@@ -96,33 +102,42 @@ void MaxPool2x2Row(const float* top, int64_t width, int64_t row, int64_t n, floa
 // each element is its window's gradient g[q] where the window's maximum, at[q], lies there, else
 // 0; the columns past the last window are 0 too. A vector of columns at a time, which holds half
 // as many windows: their gradients and positions are loaded once and each lane duplicated. Each
-// value is a copy of a gradient, so bfloat16 ones go through float32 lanes and back exactly.
+// value is a copy of a gradient, so bfloat16 ones go through float32 lanes and back exactly. Below
+// AVX-512 a partial vector of 16-bit lanes goes through the stack, which costs more than its few
+// columns: there the columns after the last whole vector go one at a time.
 template <class T, class I>
 void MaxPool2x2BackwardRow(const T* g, const I* at, int64_t base, int64_t n, int64_t width, T* row) {
   const hn::ScalableTag<float> d;
   const hn::RebindToSigned<decltype(d)> di;
+  const hn::Half<decltype(d)> half;
+  const hn::Half<decltype(di)> half_i;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const auto column = hn::Iota(di, 0);
-  const auto each_twice = hn::IndicesFromVec(d, hn::ShiftRight<1>(column));  // 0 0 1 1 2 2 ...
+  const auto each_twice = hn::ShiftRight<1>(column);  // 0 0 1 1 2 2 ...
   // int64 positions as int32 pairs (little-endian; positions fit int32): the low halves 0 0 2 2 ...
   const auto low_halves = hn::IndicesFromVec(di, hn::And(column, hn::Set(di, ~1)));
-  for (int64_t x0 = 0; x0 < width; x0 += lanes) {
-    const int64_t q0 = x0 / 2, windows = std::clamp<int64_t>(n - q0, 0, lanes / 2);
-    const auto gv = LoadRow(d, g + q0, static_cast<size_t>(windows));
+  constexpr bool partial_vectors = HWY_TARGET <= HWY_AVX3 || sizeof(T) == 4;
+  const int64_t vectors_end = partial_vectors ? width : 2 * n / lanes * lanes;
+  int64_t x0 = 0;
+  for (; x0 < vectors_end; x0 += lanes) {
+    const int64_t q0 = x0 / 2;
+    const auto windows = static_cast<size_t>(std::clamp<int64_t>(n - q0, 0, lanes / 2));  // half a vector
+    const auto gv = hn::ZeroExtendVector(d, LoadRow(half, g + q0, windows));
     hn::Vec<decltype(di)> window_at;  // each column's window's maximum
     if constexpr (std::is_same_v<I, int32_t>) {
-      window_at = hn::TableLookupLanes(LoadFirst(di, at + q0, static_cast<size_t>(windows)),
-                                       hn::IndicesFromVec(di, hn::ShiftRight<1>(column)));
+      const auto positions = hn::ZeroExtendVector(di, LoadFirst(half_i, at + q0, windows));
+      window_at = hn::TableLookupLanes(positions, hn::IndicesFromVec(di, each_twice));
     } else {
-      const auto pairs = LoadFirst(di, reinterpret_cast<const int32_t*>(at + q0), static_cast<size_t>(2 * windows));
-      window_at = hn::TableLookupLanes(pairs, low_halves);
+      window_at = hn::TableLookupLanes(LoadFirst(di, reinterpret_cast<const int32_t*>(at + q0), 2 * windows),
+                                       low_halves);
     }
-    const auto position = hn::Add(hn::Set(di, static_cast<int32_t>(base + x0)), column);
     // A column past the windows meets a zero gradient (and a position that is not 0: x0 > 0).
+    const auto position = hn::Add(hn::Set(di, static_cast<int32_t>(base + x0)), column);
     const auto here = hn::RebindMask(d, hn::Eq(window_at, position));
-    const auto v = hn::IfThenElseZero(here, hn::TableLookupLanes(gv, each_twice));
+    const auto v = hn::IfThenElseZero(here, hn::TableLookupLanes(gv, hn::IndicesFromVec(d, each_twice)));
     StoreRow(d, v, row + x0, static_cast<size_t>(std::min(lanes, width - x0)));
   }
+  MaxPool2x2BackwardColumns(g, at, base, n, x0, width, row);
 }
 
 #endif  // HWY_TARGET == HWY_SCALAR
