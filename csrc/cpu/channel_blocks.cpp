@@ -18,8 +18,9 @@ using tag = dnnl::memory::format_tag;
 template <class Slab>
 void for_each_slab(const ChannelBlocks& s, const Slab& slab) {
   const int64_t blocks = (s.channels + s.block - 1) / s.block, bytes = s.plane * s.block * s.itemsize;
-  constexpr int64_t kSlabBytes = 64 << 10;  // a task's share, at least
-  parallel_for(0, s.batch * blocks, std::max<int64_t>(1, kSlabBytes / bytes), [&](int64_t lo, int64_t hi) {
+  constexpr int64_t kTaskBytes = 64 << 10;  // a task's share, at least
+  const int64_t grain = std::max<int64_t>(1, kTaskBytes / std::max<int64_t>(bytes, 1));
+  parallel_for(0, s.batch * blocks, grain, [&](int64_t lo, int64_t hi) {
     for (int64_t i = lo; i < hi; ++i) {
       const int64_t n = i / blocks, first = i % blocks * s.block;
       slab((n * s.channels + first) * s.plane * s.itemsize, i * bytes, std::min(s.block, s.channels - first));
