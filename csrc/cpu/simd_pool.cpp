@@ -1,9 +1,9 @@
 // The 2x2 max pool with stride 2 (VGG's, LeNet's, the demo CNN's) over float32 planes, and its
 // gradient over float32 and bfloat16 ones, in SIMD code, compiled by Highway for each x86 target
-// and dispatched at run time (see simd_softmax.cpp). Forward, one output row at a time, a vector of outputs at a time: the two
-// input rows are loaded and split into even and odd columns, and each window's four candidates
-// are taken in row-major order, a larger value or a NaN replacing the best so far, as
-// CpuBackend::max_pool2d defines. Backward, one input row at a time.
+// and dispatched at run time (see simd_softmax.cpp). Forward, one output row at a time, a vector
+// of outputs at a time: the two input rows are loaded and split into even and odd columns, and
+// each window's four candidates are taken in row-major order, a larger value or a NaN replacing
+// the best so far, as CpuBackend::max_pool2d defines. Backward, one input row at a time.
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/simd_pool.cpp"

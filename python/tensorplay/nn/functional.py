@@ -102,9 +102,13 @@ def pdist(input, p=2):
 
 # ---- pooling ----
 
+def _pool_stride(stride):
+    """The op's stride argument: [] (the kernel size) for None or an empty sequence."""
+    return [] if stride is None or (not isinstance(stride, int) and len(stride) == 0) else list(_pair(stride))
+
+
 def _pool_args(kernel_size, stride, padding, dilation):
-    stride = [] if stride is None or (not isinstance(stride, int) and len(stride) == 0) else list(_pair(stride))
-    return list(_pair(kernel_size)), stride, list(_pair(padding)), list(_pair(dilation))
+    return list(_pair(kernel_size)), _pool_stride(stride), list(_pair(padding)), list(_pair(dilation))
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
@@ -120,8 +124,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
-    stride = [] if stride is None or (not isinstance(stride, int) and len(stride) == 0) else list(_pair(stride))
-    return _nn.avg_pool2d(input, list(_pair(kernel_size)), stride, list(_pair(padding)), ceil_mode,
+    return _nn.avg_pool2d(input, list(_pair(kernel_size)), _pool_stride(stride), list(_pair(padding)), ceil_mode,
                           count_include_pad, divisor_override)
 
 
