@@ -142,8 +142,8 @@ void MaxPool2x2BackwardRow(const T* g, const I* at, int64_t base, int64_t n, int
 
 #endif  // HWY_TARGET == HWY_SCALAR
 
-// The exported instances: float32 rows with int32 or int64 positions, and their gradients in
-// float32 and bfloat16.
+// The exported instances (HWY_EXPORT takes plain functions, not templates): float32 rows with
+// int32 or int64 positions, and their gradients in float32 and bfloat16.
 void MaxPool2x2RowI32(const float* top, int64_t width, int64_t row, int64_t n, float* best, int32_t* at) {
   MaxPool2x2Row(top, width, row, n, best, at);
 }
