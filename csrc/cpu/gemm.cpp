@@ -18,11 +18,15 @@ namespace tp::cpu {
 
 namespace {
 
-// A 3-D operand as oneDNN sees it: a batch of 1 with stride 0 broadcasts.
+// A 3-D operand as oneDNN sees it: a batch of 1 with stride 0 broadcasts. A batch of one matrix
+// gets the stride of a dense batch whatever its own: oneDNN 2.6 multiplies a transposed matrix
+// whose batch stride is below the matrix's extent (linear's weight seen as [1, in, out] has a
+// stride of in) with gemm:jit only, and its brgemm ran those products 4-6% faster.
 dnnl::memory::desc memory_desc(const Tensor& t) {
   dnnl::memory::dims dims(t.sizes().begin(), t.sizes().end());
   dnnl::memory::dims strides(t.strides().begin(), t.strides().end());
   if (strides[0] == 0) dims[0] = 1;
+  if (dims[0] == 1) strides[0] = std::max(dims[1] * strides[1], dims[2] * strides[2]);
   return dnnl::memory::desc(dims, onednn::data_type(t.dtype()), strides);
 }
 
@@ -31,12 +35,9 @@ onednn::PlanCache& matmul_cache() {
   return *cache;
 }
 
-// Whether oneDNN runs its AVX2 GEMM, which reads operands of the MLP's sizes in place: rows that
-// lie a multiple of 1 KiB apart fall into the same cache sets and evict one another there (a
-// 256x512x512 float32 product ran at 60-70% of its speed with padded rows, a leading dimension of
-// 1024 floats at 35-50%). Its AVX-512 kernels copy operands into blocks of their own and run as
-// fast on such rows (measured on Zen 4).
-bool rows_alias_in_cache() {
+// Whether oneDNN runs its AVX2 GEMM (gemm:jit at AVX2 or below), which reads operands in place
+// where its AVX-512 kernels copy them into blocks of their own: see gemm_operand.
+bool avx2_gemm() {
   static const bool avx2 = [] {
     using isa = dnnl::cpu_isa;
     const isa effective = dnnl::get_effective_cpu_isa();
@@ -46,43 +47,31 @@ bool rows_alias_in_cache() {
 }
 
 // An operand as oneDNN gets it: in dtype (a conversion keeps the operand's layout, so that it
-// reads and writes whole rows), with one of its two matrix strides 1 (oneDNN wants that), and,
-// where rows_alias_in_cache(), with a leading dimension that is not a multiple of 1 KiB: such an
-// operand is copied to rows 64 bytes longer, which costs a few percent of the product it speeds
-// up.
+// reads and writes whole rows) and with one of its two matrix strides 1 (oneDNN wants that).
 //
-// A transposed operand is copied to rows where `to_rows` says so (unless it is broadcast over the
-// batch: the copy would repeat it), and where it is small: oneDNN 2.6 multiplies rows with its
-// brgemm kernels and a transposed operand with gemm:jit, which ran the MLP's 10-wide classifier
-// products at under half brgemm's speed (bfloat16 256x512 by 512x10 with linear's transposed
-// weight: 66 against 26 us); an operand that fits in L2 is laid out as rows in a few microseconds.
-Tensor gemm_operand(const Tensor& t, ScalarType dtype, bool to_rows) {
+// Where avx2_gemm(), two layouts are copied first, as that kernel reads them slowly in place
+// (measured on Zen 4 capped at AVX2):
+// - rows that lie a multiple of 1 KiB apart fall into the same cache sets and evict one another
+//   there (a 256x512x512 float32 product ran at 60-70% of its speed with padded rows, a leading
+//   dimension of 1024 floats at 35-50%). They are copied to rows 64 bytes longer, which costs a
+//   few percent of the product it speeds up.
+// - a small transposed operand: the MLP's 10-wide classifier with linear's transposed weight
+//   took 87-104 us, 75-84 with the weight copied to rows (which fit in L2) first.
+Tensor gemm_operand(const Tensor& t, ScalarType dtype) {
   constexpr int64_t kSmallOperand = 64 << 10;  // bytes
   const bool rows = t.stride(2) == 1, dense = rows || t.stride(1) == 1;
-  const bool broadcast = t.stride(0) == 0 && t.size(0) > 1;
-  const bool relayout = !rows && ((to_rows && !broadcast) || t.numel() * itemsize(dtype) <= kSmallOperand);
+  const bool relayout = avx2_gemm() && !rows && t.numel() * itemsize(dtype) <= kSmallOperand;
   const bool by_rows = rows || !dense || relayout;  // the copy below is made row by row
   const Tensor lines = by_rows ? t : transpose(t, 1, 2);  // walked with a stride of ld
   const int64_t ld = lines.stride(1);
   constexpr int64_t kAliasing = 1024, kPadding = 64, kMinLines = 64;
-  const bool aliasing = rows_alias_in_cache() && lines.size(1) >= kMinLines &&
-                        (ld * itemsize(dtype)) % kAliasing == 0 && t.stride(0) != 0;
+  const bool aliasing = avx2_gemm() && lines.size(1) >= kMinLines && (ld * itemsize(dtype)) % kAliasing == 0 &&
+                        t.stride(0) != 0;
   if (dense && !relayout && !aliasing && t.dtype() == dtype) return t;
   const int64_t line = lines.size(2), padded = aliasing ? line + kPadding / itemsize(dtype) : line;
   Tensor buffer = narrow(empty({t.size(0), lines.size(1), padded}, dtype, t.device()), 2, 0, line);
   backend(t.device()).copy(buffer, lines);  // the kernel itself: nothing here is recorded for autograd
   return by_rows ? buffer : transpose(buffer, 1, 2);
-}
-
-// Whether a, the first operand of a product in dtype with n columns, is better copied to rows
-// when it is transposed (a weight gradient, g^T @ x). oneDNN 2.6 multiplies bfloat16 with such an
-// operand with gemm:jit, 7-9% slower than with brgemm on rows (512x256 by 256x784: 1004-1057
-// against 933-969 us with the transposition, which took 11 us). Each element of a is used n
-// times, so from about n = 128 on the transposition saves more than it costs. A transposed b
-// gained nothing that way: brgemm copies b into blocks of its own whatever its layout.
-bool first_operand_to_rows(ScalarType dtype, int64_t n) {
-  constexpr int64_t kMinColumns = 128;
-  return itemsize(dtype) == 2 && n >= kMinColumns;
 }
 
 // Whether this CPU's oneDNN multiplies dtype itself. It refuses bfloat16 below AVX-512 and float16
@@ -198,15 +187,13 @@ void CpuBackend::gemm(const Tensor& out, const Tensor& a, const Tensor& b, const
   if (a.size(2) > 0 && onednn_dtype) {
     const float be = static_cast<float>(beta.to_double()), al = static_cast<float>(alpha.to_double());
     if (onednn_multiplies(dtype)) {
-      const bool a_to_rows = first_operand_to_rows(dtype, b.size(2));
-      TP_CHECK(onednn_gemm(out, gemm_operand(a, dtype, a_to_rows), gemm_operand(b, dtype, false), be, al, bias),
+      TP_CHECK(onednn_gemm(out, gemm_operand(a, dtype), gemm_operand(b, dtype), be, al, bias),
                "[matmul] oneDNN could not create a ", name(dtype), " matmul");
       return;
     }
     // Compute in float32 and round once (out's values only matter to a nonzero beta).
     Tensor out32 = be == 0 ? empty_like(out, ScalarType::Float32) : out.to(ScalarType::Float32);
-    bool ok = onednn_gemm(out32, gemm_operand(a, ScalarType::Float32, false),
-                          gemm_operand(b, ScalarType::Float32, false), be, al,
+    bool ok = onednn_gemm(out32, gemm_operand(a, ScalarType::Float32), gemm_operand(b, ScalarType::Float32), be, al,
                           bias.defined() ? bias.to(ScalarType::Float32) : bias);
     TP_CHECK(ok, "[matmul] oneDNN could not create a float32 matmul");
     copy(out, out32);
