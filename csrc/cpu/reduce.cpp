@@ -273,14 +273,16 @@ void CpuBackend::softmax(const Tensor& out, const Tensor& in, int64_t dim, bool 
     const T* x = static_cast<const T*>(src.data_ptr());
     T* y = static_cast<T*>(out.data_ptr());
     parallel_for(0, outer * inner, std::max<int64_t>(1, kGrain / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
-      // Contiguous rows computing in float go through the SIMD kernel (16-bit ones widened first).
-      constexpr bool widened = !std::is_same_v<T, M>;
-      std::vector<float> row(inner == 1 && widened ? n : 0), result(row.size());
+      // Contiguous rows computing in float go through the SIMD kernel (float16 ones widened first).
+      constexpr bool bfloat16 = std::is_same_v<T, BFloat16>, widened = !std::is_same_v<T, M> && !bfloat16;
+      std::vector<float> row(inner == 1 && (widened || bfloat16) ? n : 0), result(widened ? row.size() : 0);
       for (int64_t line = b; line < e; ++line) {
         const int64_t base = (line / inner) * n * inner + line % inner;
         if constexpr (std::is_same_v<M, float>) {
           if (inner == 1) {
-            if constexpr (widened) {
+            if constexpr (bfloat16) {
+              if (simd::softmax_row(x + base, y + base, row.data(), n, log)) continue;
+            } else if constexpr (widened) {
               convert_n(x + base, row.data(), n);
               if (simd::softmax_row(row.data(), result.data(), n, log)) {
                 convert_n(result.data(), y + base, n);

@@ -45,6 +45,8 @@ int64_t arg_extremum_row(const BFloat16* x, int64_t n, bool is_max);
 // y = softmax(x) (or log_softmax) of n contiguous floats; x and y must not overlap. False, with
 // y unspecified, for a row holding a NaN or an infinity: the scalar loop handles those exactly.
 bool softmax_row(const float* x, float* y, int64_t n, bool log);
+// The same over bfloat16, computed in float32 and rounded once; scratch holds n floats.
+bool softmax_row(const BFloat16* x, BFloat16* y, float* scratch, int64_t n, bool log);
 
 // y = (x - mean) / sqrt(var + eps) * w + b over n contiguous floats, the statistics those of the
 // row (the variance biased); w and b may be null. y may be x.

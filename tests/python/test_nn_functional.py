@@ -307,6 +307,27 @@ def test_softmax_rows_with_nan_inf_and_huge_values_match_torch(fn, dtype):
         np.testing.assert_allclose(got, want, rtol=tol, atol=tol, equal_nan=True)
 
 
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+def test_bfloat16_softmax_rows_are_rounded_once_from_float(fn):
+    """Each value within one bfloat16 ulp (and float32's own error) of the float64 result on the
+    same bfloat16 inputs, for rows shorter than a vector, of whole vectors, and with a partial
+    vector at the end."""
+    rng = np.random.default_rng(3)
+    for n in (1, 5, 16, 17, 100, 1029):
+        x = (rng.standard_normal((4, n)) * 6).astype(np.float32)
+        xb = tensorplay.tensor(x).to(tensorplay.bfloat16)
+        exact = xb.double().numpy()
+        shifted = exact - exact.max(axis=1, keepdims=True)
+        log_sum = np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+        want = shifted - log_sum if fn == "log_softmax" else np.exp(shifted - log_sum)
+        got = getattr(tensorplay.nn.functional, fn)(xb, -1)
+        assert got.dtype == tensorplay.bfloat16
+        ulp = np.exp2(np.floor(np.log2(np.maximum(np.abs(want), 1e-38))) - 7)
+        # float32 sums exp(shifted) to within 2^-24 of 1 or more: log_sum is off by as much.
+        float32_error = 2.0**-22 * (np.abs(shifted) + log_sum + 1 if fn == "log_softmax" else np.abs(want))
+        assert np.all(np.abs(got.double().numpy() - want) <= ulp + float32_error), n
+
+
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16", "float64"])
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
 def test_gelu_and_its_gradient_match_torch_over_the_whole_range(approximate, dtype):
