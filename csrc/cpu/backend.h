@@ -44,7 +44,8 @@ class CpuBackend final : public Backend {
 
   void conv2d(const Tensor& out, const Tensor& in, const Tensor& weight, const Tensor& bias, const Window& w) override;
   void conv2d_input_grad(const Tensor& grad_in, const Tensor& grad_out, const Tensor& weight, const Window& w) override;
-  void conv2d_weight_grad(const Tensor& grad_weight, const Tensor& grad_out, const Tensor& in, const Window& w) override;
+  void conv2d_weight_grad(const Tensor& grad_weight, const Tensor& grad_bias, const Tensor& grad_out, const Tensor& in,
+                          const Window& w) override;
 
   void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& in, const Window& w) override;
   void max_pool2d_grad(const Tensor& grad_in, const Tensor& grad_out, const Tensor& indices, const Window& w) override;

@@ -139,25 +139,31 @@ bool onednn_input_grad(const Tensor& grad_in, const Tensor& grad_out, const Tens
   return true;
 }
 
-bool onednn_weight_grad(const Tensor& grad_weight, const Tensor& grad_out, const Tensor& in, const Window& w) {
+bool onednn_weight_grad(const Tensor& grad_weight, const Tensor& grad_bias, const Tensor& grad_out, const Tensor& in,
+                        const Window& w) {
   ConvGeometry g(in, grad_weight, grad_out, w);
-  PlanPtr p = plan(g, 3, [&] {
-    dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, g.any(g.src),
-                                                  g.any(g.weights), g.any(g.dst), g.strides, g.dilates,
-                                                  g.padding_l, g.padding_r);
-    auto pd =
-        fast(dnnl::convolution_backward_weights::primitive_desc(desc, onednn::attributes(), onednn::engine(),
-                                                                g.forward_pd(false)),
-             g.type);
-    return std::make_shared<const onednn::Plan>(
-        dnnl::convolution_backward_weights(pd), pd,
-        std::vector<onednn::Plan::Operand>{{DNNL_ARG_SRC, g.src_md(), pd.src_desc(), false},
-                                           {DNNL_ARG_DIFF_DST, g.dst_md(), pd.diff_dst_desc(), false},
-                                           {DNNL_ARG_DIFF_WEIGHTS, g.weights_md(), pd.diff_weights_desc(), true}});
+  const bool with_bias = grad_bias.defined();
+  PlanPtr p = plan(g, with_bias ? 4 : 3, [&] {
+    using Desc = dnnl::convolution_backward_weights::desc;
+    const auto direct = dnnl::algorithm::convolution_direct;
+    const Desc desc = with_bias ? Desc(direct, g.any(g.src), g.any(g.weights), g.bias_md(), g.any(g.dst), g.strides,
+                                       g.dilates, g.padding_l, g.padding_r)
+                                : Desc(direct, g.any(g.src), g.any(g.weights), g.any(g.dst), g.strides, g.dilates,
+                                       g.padding_l, g.padding_r);
+    auto pd = fast(dnnl::convolution_backward_weights::primitive_desc(desc, onednn::attributes(), onednn::engine(),
+                                                                      g.forward_pd(with_bias)),
+                   g.type);
+    std::vector<onednn::Plan::Operand> operands{{DNNL_ARG_SRC, g.src_md(), pd.src_desc(), false},
+                                                {DNNL_ARG_DIFF_DST, g.dst_md(), pd.diff_dst_desc(), false},
+                                                {DNNL_ARG_DIFF_WEIGHTS, g.weights_md(), pd.diff_weights_desc(), true}};
+    if (with_bias) operands.push_back({DNNL_ARG_DIFF_BIAS, g.bias_md(), pd.diff_bias_desc(), true});
+    return std::make_shared<const onednn::Plan>(dnnl::convolution_backward_weights(pd), pd, operands);
   });
   if (!p) return false;
-  p->execute({{DNNL_ARG_SRC, in.data_ptr()}, {DNNL_ARG_DIFF_DST, grad_out.data_ptr()},
-              {DNNL_ARG_DIFF_WEIGHTS, grad_weight.data_ptr()}});
+  onednn::Plan::Data data{{DNNL_ARG_SRC, in.data_ptr()}, {DNNL_ARG_DIFF_DST, grad_out.data_ptr()},
+                           {DNNL_ARG_DIFF_WEIGHTS, grad_weight.data_ptr()}};
+  if (with_bias) data.add(DNNL_ARG_DIFF_BIAS, grad_bias.data_ptr());
+  p->execute(data);
   return true;
 }
 
@@ -234,23 +240,30 @@ void direct_input_grad(const Tensor& grad_in, const Tensor& grad_out, const Tens
 }
 
 template <class T>
-void direct_weight_grad(const Tensor& grad_weight, const Tensor& grad_out, const Tensor& in, const Window& w) {
+void direct_weight_grad(const Tensor& grad_weight, const Tensor& grad_bias, const Tensor& grad_out, const Tensor& in,
+                        const Window& w) {
   using M = opmath_t<T>;
   const Dims d(in, grad_weight, grad_out, w);
   const T* g = static_cast<const T*>(grad_out.data_ptr());
   const T* x = static_cast<const T*>(in.data_ptr());
   T* gw = static_cast<T*>(grad_weight.data_ptr());
+  T* gb = grad_bias.defined() ? static_cast<T*>(grad_bias.data_ptr()) : nullptr;
   const int64_t per_filter = d.Cg * d.R * d.S;
   parallel_for(0, d.O, 1, [&](int64_t lo, int64_t hi) {
     std::vector<M> acc(per_filter);
     for (int64_t o = lo; o < hi; ++o) {
       std::fill(acc.begin(), acc.end(), M(0));
-      for (int64_t n = 0; n < d.N; ++n)
+      M bias_acc = 0;
+      for (int64_t n = 0; n < d.N; ++n) {
         for_each_tap(d, w, n, o, [&](int64_t p, int64_t q, int64_t ci, int64_t c, int64_t r, int64_t s, int64_t h, int64_t xx) {
           acc[(c * d.R + r) * d.S + s] += static_cast<M>(g[((n * d.O + o) * d.P + p) * d.Q + q]) *
                                           static_cast<M>(x[((n * d.C + ci) * d.H + h) * d.W + xx]);
         });
+        if (gb)
+          for (int64_t i = 0; i < d.P * d.Q; ++i) bias_acc += static_cast<M>(g[(n * d.O + o) * d.P * d.Q + i]);
+      }
       for (int64_t i = 0; i < per_filter; ++i) gw[o * per_filter + i] = static_cast<T>(acc[i]);
+      if (gb) gb[o] = static_cast<T>(bias_acc);
     }
   });
 }
@@ -282,17 +295,25 @@ void CpuBackend::conv2d_input_grad(const Tensor& grad_in, const Tensor& grad_out
   });
 }
 
-void CpuBackend::conv2d_weight_grad(const Tensor& grad_weight, const Tensor& grad_out, const Tensor& in, const Window& w) {
-  if (grad_weight.numel() == 0) return;
-  if (grad_out.numel() == 0 || in.numel() == 0) return fill(grad_weight, 0);
-  if (onednn_weight_grad(grad_weight, grad_out, in, w)) return;
+void CpuBackend::conv2d_weight_grad(const Tensor& grad_weight, const Tensor& grad_bias, const Tensor& grad_out,
+                                    const Tensor& in, const Window& w) {
+  if (grad_weight.numel() == 0 || grad_out.numel() == 0 || in.numel() == 0) {  // (no product to make)
+    fill(grad_weight, 0);
+    if (grad_bias.defined()) copy(grad_bias, sum(grad_out, {0, 2, 3}));
+    return;
+  }
+  if (onednn_weight_grad(grad_weight, grad_bias, grad_out, in, w)) return;
   if (is_reduced_float(grad_weight.dtype())) {
-    Tensor grad_weight32 = empty(grad_weight.sizes(), ScalarType::Float32, grad_weight.device());
-    TP_CHECK(onednn_weight_grad(grad_weight32, float32(grad_out), float32(in), w), "[conv2d] no float32 oneDNN kernel");
-    return copy(grad_weight, grad_weight32);
+    auto empty32 = [](const Tensor& t) { return t.defined() ? empty(t.sizes(), ScalarType::Float32, t.device()) : t; };
+    const Tensor grad_weight32 = empty32(grad_weight), grad_bias32 = empty32(grad_bias);
+    TP_CHECK(onednn_weight_grad(grad_weight32, grad_bias32, float32(grad_out), float32(in), w),
+             "[conv2d] no float32 oneDNN kernel");
+    copy(grad_weight, grad_weight32);
+    if (grad_bias.defined()) copy(grad_bias, grad_bias32);
+    return;
   }
   visit_dtype<DTypes::Floating>("conv2d", in.dtype(), [&](auto t) {
-    direct_weight_grad<decltype(t)>(grad_weight, grad_out, in, w);
+    direct_weight_grad<decltype(t)>(grad_weight, grad_bias, grad_out, in, w);
   });
 }
 

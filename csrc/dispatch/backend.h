@@ -120,13 +120,14 @@ class Backend {
 
   // 2-D convolution over NCHW tensors with OIHW weights (O = out channels, I = in / groups):
   // out = conv(in, weight) + bias (bias may be undefined); and its two backward halves, which
-  // write the gradient of the input and of the weight from the output's gradient.
+  // write the gradient of the input and of the weight from the output's gradient, the second with
+  // the bias's gradient (grad_out summed over batch and space) where grad_bias is defined.
   virtual void conv2d(const Tensor& out, const Tensor& in, const Tensor& weight, const Tensor& bias,
                       const Window& w) = 0;
   virtual void conv2d_input_grad(const Tensor& grad_in, const Tensor& grad_out, const Tensor& weight,
                                  const Window& w) = 0;
-  virtual void conv2d_weight_grad(const Tensor& grad_weight, const Tensor& grad_out, const Tensor& in,
-                                  const Window& w) = 0;
+  virtual void conv2d_weight_grad(const Tensor& grad_weight, const Tensor& grad_bias, const Tensor& grad_out,
+                                  const Tensor& in, const Window& w) = 0;
 
   // 2-D pooling over NCHW tensors (padding counts as -inf for max, per count_include_pad for avg).
   // The max pool's indices are the maxima's positions in their planes, int64 or (planes of under

@@ -4,6 +4,8 @@
 // Sizes: N batch, C channels, (H, W) input, (P, Q) output, (R, S) kernel.
 
 #include <limits>
+#include <tuple>
+#include <utility>
 
 #include "amp/autocast.h"
 #include "autograd/record.h"
@@ -65,13 +67,18 @@ Tensor input_grad(const char* op, const Tensor& grad_out, const Tensor& weight, 
   return record.finish(out);
 }
 
-Tensor weight_grad(const char* op, const Tensor& grad_out, const Tensor& input, IntArrayRef weight_sizes,
-                   const Window& w) {
+// The weight's gradient and, where with_bias, the bias's (grad_out summed over batch and space),
+// which the kernel sums in the same pass over grad_out.
+std::pair<Tensor, Tensor> weight_grad(const char* op, const Tensor& grad_out, const Tensor& input,
+                                      IntArrayRef weight_sizes, const Window& w, bool with_bias) {
   autograd::Record<UnsupportedBackward> record({&grad_out, &input}, op);
   Tensor g = grad_out.contiguous(), x = input.contiguous();
-  Tensor out = empty(weight_sizes, g.dtype(), g.device());
-  backend(g.device()).conv2d_weight_grad(out, g, x, w);
-  return record.finish(out);
+  Tensor gk = empty(weight_sizes, g.dtype(), g.device());
+  Tensor gb = with_bias ? empty({g.size(1)}, g.dtype(), g.device()) : Tensor();
+  backend(g.device()).conv2d_weight_grad(gk, gb, g, x, w);
+  if (with_bias) record.finish(gk, gb);
+  else record.finish(gk);
+  return {gk, gb};
 }
 
 // d conv2d(x, k) + b: the transposed convolution of g for x, the weight gradient for k, and g
@@ -86,12 +93,12 @@ class ConvolutionBackward final : public autograd::Node {
     Tensor gx, gk, gb;
     if (!transposed_) {
       if (needs_input_grad(0)) gx = input_grad("conv2d", g, k, x.sizes(), w_);
-      if (needs_input_grad(1)) gk = weight_grad("conv2d", g, x, k.sizes(), w_);
+      if (needs_input_grad(1)) std::tie(gk, gb) = weight_grad("conv2d", g, x, k.sizes(), w_, needs_input_grad(2));
     } else {
       if (needs_input_grad(0)) gx = conv2d(g, k, {}, w_.stride, w_.padding, w_.dilation, w_.groups);
-      if (needs_input_grad(1)) gk = weight_grad("conv_transpose2d", x, g, k.sizes(), w_);
+      if (needs_input_grad(1)) gk = weight_grad("conv_transpose2d", x, g, k.sizes(), w_, false).first;
     }
-    if (needs_input_grad(2)) gb = sum(g, {0, 2, 3});
+    if (needs_input_grad(2) && !gb.defined()) gb = sum(g, {0, 2, 3});
     return {gx, gk, gb};
   }
   void release_saved() override {

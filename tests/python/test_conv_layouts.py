@@ -61,14 +61,14 @@ def test_conv2d_and_its_gradients_match_float64(name, dtype):
     x64, x = rounded(rng, in_shape, dtype)
     w64, w = rounded(rng, w_shape, dtype)
     b64, b = rounded(rng, (w_shape[0],), dtype)
-    x.requires_grad_(), w.requires_grad_()
+    x.requires_grad_(), w.requires_grad_(), b.requires_grad_()
     out = tp.nn.functional.conv2d(x, w, b, stride=stride, padding=padding, dilation=dilation, groups=groups)
     assert out.dtype == getattr(tp, dtype)
     assert_close(out.detach().double().numpy(), reference_conv(x64, w64, b64, stride, padding, dilation, groups), dtype)
 
     g64, g = rounded(rng, tuple(out.shape), dtype)
     out.backward(g)
-    assert x.grad.dtype == w.grad.dtype == getattr(tp, dtype)
+    assert x.grad.dtype == w.grad.dtype == b.grad.dtype == getattr(tp, dtype)
     # The gradients' oracle is the float64 path (direct loops, no oneDNN), itself checked against
     # reference_conv by the test below.
     x64t = tp.tensor(x64, requires_grad=True)
@@ -77,6 +77,28 @@ def test_conv2d_and_its_gradients_match_float64(name, dtype):
     ref.backward(tp.tensor(g64))
     assert_close(x.grad.double().numpy(), x64t.grad.numpy(), dtype)
     assert_close(w.grad.double().numpy(), w64t.grad.numpy(), dtype)
+    # The weight's kernel sums the bias's gradient in the same pass.
+    assert_close(b.grad.double().numpy(), g64.sum(axis=(0, 2, 3)), dtype)
+
+
+@pytest.mark.parametrize("needs", ["bias", "weight and bias"])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float64"])
+def test_conv2d_bias_gradient_is_the_output_gradient_summed(dtype, needs):
+    """With the weight's gradient (one kernel sums both) or without it, and with the input
+    frozen; float64 runs the direct loops."""
+    in_shape, w_shape, stride, padding, dilation, groups = GEOMETRIES["channels_straddle_blocks"]
+    rng = np.random.default_rng(5)
+    _, x = rounded(rng, in_shape, dtype if dtype != "float64" else "float32")
+    x = x.to(getattr(tp, dtype))
+    _, w = rounded(rng, w_shape, "bfloat16")
+    w = w.to(getattr(tp, dtype)).requires_grad_(needs != "bias")
+    b = tp.zeros(w_shape[0], dtype=getattr(tp, dtype), requires_grad=True)
+    out = tp.nn.functional.conv2d(x, w, b, stride=stride, padding=padding, dilation=dilation, groups=groups)
+    g64, g = rounded(rng, tuple(out.shape), "bfloat16")
+    out.backward(g.to(getattr(tp, dtype)))
+    assert b.grad.dtype == getattr(tp, dtype) and (w.grad is None) == (needs == "bias")
+    np.testing.assert_allclose(b.grad.double().numpy(), g64.sum(axis=(0, 2, 3)),
+                               rtol=TOLERANCE.get(dtype, 1e-12), atol=1e-6 if dtype != "bfloat16" else 0.05)
 
 
 def test_float64_gradients_agree_with_the_reference_convolution():
