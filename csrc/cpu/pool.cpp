@@ -142,8 +142,8 @@ void visit_positions(const Tensor& indices, const Planes& d, const F& f) {
 // sees its elements in row-major order: the first maximum wins a tie, and a NaN wins over numbers
 // (the last NaN, as PyTorch's kernel keeps). A window starts at -inf and at its first element, as
 // in PyTorch, so a window of -infs points at its first. The 2x2 pool with stride 2 runs the SIMD
-// row (simd_pool.cpp) on float32 planes whose positions fit int32. 16-bit planes are widened to
-// float first and their maxima rounded back, which is exact.
+// row (simd_pool.cpp) on float32 and bfloat16 planes whose positions fit int32. Other 16-bit
+// planes are widened to float first and their maxima rounded back, which is exact.
 void CpuBackend::max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& in, const Window& w) {
   visit_dtype<DTypes::Floating>("max_pool2d", in.dtype(), [&](auto t) {
     using T = decltype(t);
@@ -171,18 +171,20 @@ void CpuBackend::max_pool2d(const Tensor& out, const Tensor& indices, const Tens
         const bool narrow = std::is_same_v<I, int64_t> && small_planes;
         std::vector<int32_t> at32(narrow ? d.Q : 0);
         for (int64_t plane = lo; plane < hi; ++plane) {
-          const M* src = widened(x + plane * d.H * d.W, d.H * d.W, wide);
+          const T* xp = x + plane * d.H * d.W;
           T* yp = y + plane * d.P * d.Q;
-          M* out = std::is_same_v<T, M> ? reinterpret_cast<M*>(yp) : plane_out.data();  // rounded at the end
           I* ip = idx + plane * d.P * d.Q;
+          if constexpr (std::is_same_v<T, float> || std::is_same_v<T, BFloat16>) {
+            if (simd) {
+              for (int64_t p = 0; p < d.P; ++p)
+                simd::max_pool_2x2_row(xp + 2 * p * d.W, d.W, 2 * p * d.W, d.Q, yp + p * d.Q, ip + p * d.Q);
+              continue;
+            }
+          }
+          const M* src = widened(xp, d.H * d.W, wide);
+          M* out = std::is_same_v<T, M> ? reinterpret_cast<M*>(yp) : plane_out.data();  // rounded at the end
           for (int64_t p = 0; p < d.P; ++p) {
             M* best = out + p * d.Q;
-            if constexpr (std::is_same_v<M, float>) {
-              if (simd) {
-                simd::max_pool_2x2_row(src + 2 * p * d.W, d.W, 2 * p * d.W, d.Q, best, ip + p * d.Q);
-                continue;
-              }
-            }
             if (narrow) {
               max_pool_row(src, p, d, w, columns, best, at32.data());
               std::copy(at32.begin(), at32.end(), ip + p * d.Q);

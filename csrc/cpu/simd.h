@@ -81,6 +81,8 @@ void gelu_backward_row(const float* g, const float* x, float* out, int64_t n, bo
 // position in the plane must fit int32 (the positions are stored as int32 or int64).
 void max_pool_2x2_row(const float* top, int64_t width, int64_t row, int64_t n, float* best, int32_t* best_at);
 void max_pool_2x2_row(const float* top, int64_t width, int64_t row, int64_t n, float* best, int64_t* best_at);
+void max_pool_2x2_row(const BFloat16* top, int64_t width, int64_t row, int64_t n, BFloat16* best, int32_t* best_at);
+void max_pool_2x2_row(const BFloat16* top, int64_t width, int64_t row, int64_t n, BFloat16* best, int64_t* best_at);
 
 // Its gradient in one input row of width values, at plane position base: element x is g[x / 2]
 // where at[x / 2] (window x / 2's maximum) is base + x, else 0 (also past the n windows).

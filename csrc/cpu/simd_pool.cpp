@@ -1,9 +1,10 @@
-// The 2x2 max pool with stride 2 (VGG's, LeNet's, the demo CNN's) over float32 planes, and its
-// gradient over float32 and bfloat16 ones, in SIMD code, compiled by Highway for each x86 target
-// and dispatched at run time (see simd_softmax.cpp). Forward, one output row at a time, a vector
-// of outputs at a time: the two input rows are loaded and split into even and odd columns, and
-// each window's four candidates are taken in row-major order, a larger value or a NaN replacing
-// the best so far, as CpuBackend::max_pool2d defines. Backward, one input row at a time.
+// The 2x2 max pool with stride 2 (VGG's, LeNet's, the demo CNN's) and its gradient over float32
+// and bfloat16 planes, in SIMD code, compiled by Highway for each x86 target and dispatched at run
+// time (see simd_softmax.cpp). Forward, one output row at a time, a vector of outputs at a time:
+// the two input rows are loaded and split into even and odd columns, and each window's four
+// candidates are taken in row-major order, a larger value or a NaN replacing the best so far, as
+// CpuBackend::max_pool2d defines. Backward, one input row at a time. Every value either way is a
+// copy of an input, so bfloat16 ones go through float32 lanes and back exactly.
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/simd_pool.cpp"
@@ -12,6 +13,7 @@
 #include <hwy/highway.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <type_traits>
 
@@ -28,22 +30,32 @@ void MaxPool2x2BackwardColumns(const T* g, const I* at, int64_t base, int64_t n,
   for (int64_t x = from; x < width; ++x) row[x] = x < 2 * n && at[x / 2] == base + x ? g[x / 2] : T(0);
 }
 
-#if HWY_TARGET == HWY_SCALAR
-// The baseline build's one-lane target has no lane shuffles: one window at a time.
-template <class I>
-void MaxPool2x2Row(const float* top, int64_t width, int64_t row, int64_t n, float* best, I* best_at) {
-  for (int64_t q = 0; q < n; ++q) {
+inline float Value(float x) { return x; }
+inline float Value(uint16_t bits) { return std::bit_cast<float>(uint32_t{bits} << 16); }
+
+// Windows [from, n) of an output row of the forward (see MaxPool2x2Row) one at a time.
+template <class T, class I>
+void MaxPool2x2Windows(const T* top, int64_t width, int64_t row, int64_t from, int64_t n, T* best, I* best_at) {
+  for (int64_t q = from; q < n; ++q) {
     const int64_t offsets[4] = {2 * q, 2 * q + 1, width + 2 * q, width + 2 * q + 1};
-    float v = top[offsets[0]];
+    float v = Value(top[offsets[0]]);
     int64_t at = offsets[0];
     for (int64_t o : offsets) {
-      const bool take = top[o] > v || top[o] != top[o];
-      v = take ? top[o] : v;
+      const float x = Value(top[o]);
+      const bool take = x > v || x != x;
+      v = take ? x : v;
       at = take ? o : at;
     }
-    best[q] = v;
+    best[q] = top[at];
     best_at[q] = static_cast<I>(row + at);
   }
+}
+
+#if HWY_TARGET == HWY_SCALAR
+// The baseline build's one-lane target has no lane shuffles: one window at a time.
+template <class T, class I>
+void MaxPool2x2Row(const T* top, int64_t width, int64_t row, int64_t n, T* best, I* best_at) {
+  MaxPool2x2Windows(top, width, row, 0, n, best, best_at);
 }
 
 template <class T, class I>
@@ -51,26 +63,30 @@ void MaxPool2x2BackwardRow(const T* g, const I* at, int64_t base, int64_t n, int
   MaxPool2x2BackwardColumns(g, at, base, n, 0, width, row);
 }
 #else
-// The even and odd elements of x[0, 2 count), count <= Lanes(d); lanes past count hold 0.
-template <class D, class V = hn::Vec<D>>
-HWY_INLINE void LoadPairs(D d, const float* x, size_t count, V& even, V& odd) {
+// The even and odd elements of x[0, 2 count), count <= Lanes(d), as float32 lanes; lanes past
+// count hold 0.
+template <class D, class T, class V = hn::Vec<D>>
+HWY_INLINE void LoadPairs(D d, const T* x, size_t count, V& even, V& odd) {
   const size_t lanes = hn::Lanes(d), m = 2 * count;
-  const V lo = LoadFirst(d, x, std::min(m, lanes));
-  const V hi = m > lanes ? LoadFirst(d, x + lanes, m - lanes) : hn::Zero(d);
+  const V lo = LoadRow(d, x, std::min(m, lanes));
+  const V hi = m > lanes ? LoadRow(d, x + lanes, m - lanes) : hn::Zero(d);
   even = hn::ConcatEven(d, hi, lo);
   odd = hn::ConcatOdd(d, hi, lo);
 }
 
-template <class I>
-void MaxPool2x2Row(const float* top, int64_t width, int64_t row, int64_t n, float* best, I* best_at) {
+// A vector of windows at a time. Below AVX-512 a partial vector of 16-bit lanes goes through the
+// stack, which cost more than its few windows (capped at AVX2, bfloat16 rows of 13 windows ran
+// 1.5x slower than widened float32 ones): there a row of at least a vector's windows ends with the
+// whole vector of its last windows, which computes some of them again, to the same values.
+template <class T, class I>
+void MaxPool2x2Row(const T* top, int64_t width, int64_t row, int64_t n, T* best, I* best_at) {
   const hn::ScalableTag<float> d;
   const hn::RebindToSigned<decltype(d)> di;
   const hn::Half<decltype(di)> dh;
   const hn::Repartition<int64_t, decltype(di)> d64;
   const size_t lanes = hn::Lanes(d);
-  const float* bottom = top + width;
-  for (int64_t q = 0; q < n; q += static_cast<int64_t>(lanes)) {
-    const size_t count = std::min(lanes, static_cast<size_t>(n - q));
+  const T* bottom = top + width;
+  auto windows = [&](int64_t q, size_t count) {  // [q, q + count), count <= lanes
     hn::Vec<decltype(d)> a, b, c, e;
     LoadPairs(d, top + 2 * q, count, a, b);
     LoadPairs(d, bottom + 2 * q, count, c, e);
@@ -86,7 +102,7 @@ void MaxPool2x2Row(const float* top, int64_t width, int64_t row, int64_t n, floa
     consider(b, 1);
     consider(c, static_cast<int32_t>(width));
     consider(e, static_cast<int32_t>(width + 1));
-    StoreFirst(v, d, best + q, count);
+    StoreRow(d, v, best + q, count);
     if constexpr (std::is_same_v<I, int32_t>) {
       StoreFirst(at, di, best_at + q, count);
     } else {
@@ -95,7 +111,16 @@ void MaxPool2x2Row(const float* top, int64_t width, int64_t row, int64_t n, floa
       StoreFirst(low, d64, best_at + q, std::min(count, half));
       if (count > half) StoreFirst(high, d64, best_at + q + half, count - half);
     }
+  };
+  const int64_t step = static_cast<int64_t>(lanes);
+  constexpr bool partial_vectors = HWY_TARGET <= HWY_AVX3 || sizeof(T) == 4;
+  if (partial_vectors || n < step) {
+    for (int64_t q = 0; q < n; q += step) windows(q, static_cast<size_t>(std::min(step, n - q)));
+    return;
   }
+  int64_t q = 0;
+  for (; q + step <= n; q += step) windows(q, lanes);
+  if (q < n) windows(n - step, lanes);
 }
 
 // One input row of the gradient (row, at plane position base; either row of the windows [0, n)):
@@ -142,12 +167,18 @@ void MaxPool2x2BackwardRow(const T* g, const I* at, int64_t base, int64_t n, int
 
 #endif  // HWY_TARGET == HWY_SCALAR
 
-// The exported instances (HWY_EXPORT takes plain functions, not templates): float32 rows with
-// int32 or int64 positions, and their gradients in float32 and bfloat16.
-void MaxPool2x2RowI32(const float* top, int64_t width, int64_t row, int64_t n, float* best, int32_t* at) {
+// The exported instances (HWY_EXPORT takes plain functions, not templates): float32 and bfloat16
+// rows with int32 or int64 positions, and their gradients.
+void MaxPool2x2RowF32I32(const float* top, int64_t width, int64_t row, int64_t n, float* best, int32_t* at) {
   MaxPool2x2Row(top, width, row, n, best, at);
 }
-void MaxPool2x2RowI64(const float* top, int64_t width, int64_t row, int64_t n, float* best, int64_t* at) {
+void MaxPool2x2RowF32I64(const float* top, int64_t width, int64_t row, int64_t n, float* best, int64_t* at) {
+  MaxPool2x2Row(top, width, row, n, best, at);
+}
+void MaxPool2x2RowBF16I32(const uint16_t* top, int64_t width, int64_t row, int64_t n, uint16_t* best, int32_t* at) {
+  MaxPool2x2Row(top, width, row, n, best, at);
+}
+void MaxPool2x2RowBF16I64(const uint16_t* top, int64_t width, int64_t row, int64_t n, uint16_t* best, int64_t* at) {
   MaxPool2x2Row(top, width, row, n, best, at);
 }
 void MaxPool2x2BackwardRowF32I32(const float* g, const int32_t* at, int64_t base, int64_t n, int64_t width,
@@ -173,19 +204,31 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace tp::cpu::simd {
 
-HWY_EXPORT(MaxPool2x2RowI32);
-HWY_EXPORT(MaxPool2x2RowI64);
+HWY_EXPORT(MaxPool2x2RowF32I32);
+HWY_EXPORT(MaxPool2x2RowF32I64);
+HWY_EXPORT(MaxPool2x2RowBF16I32);
+HWY_EXPORT(MaxPool2x2RowBF16I64);
 HWY_EXPORT(MaxPool2x2BackwardRowF32I32);
 HWY_EXPORT(MaxPool2x2BackwardRowF32I64);
 HWY_EXPORT(MaxPool2x2BackwardRowBF16I32);
 HWY_EXPORT(MaxPool2x2BackwardRowBF16I64);
 
 void max_pool_2x2_row(const float* top, int64_t width, int64_t row, int64_t n, float* best, int32_t* best_at) {
-  HWY_DYNAMIC_DISPATCH(MaxPool2x2RowI32)(top, width, row, n, best, best_at);
+  HWY_DYNAMIC_DISPATCH(MaxPool2x2RowF32I32)(top, width, row, n, best, best_at);
 }
 
 void max_pool_2x2_row(const float* top, int64_t width, int64_t row, int64_t n, float* best, int64_t* best_at) {
-  HWY_DYNAMIC_DISPATCH(MaxPool2x2RowI64)(top, width, row, n, best, best_at);
+  HWY_DYNAMIC_DISPATCH(MaxPool2x2RowF32I64)(top, width, row, n, best, best_at);
+}
+
+void max_pool_2x2_row(const BFloat16* top, int64_t width, int64_t row, int64_t n, BFloat16* best, int32_t* best_at) {
+  HWY_DYNAMIC_DISPATCH(MaxPool2x2RowBF16I32)(reinterpret_cast<const uint16_t*>(top), width, row, n,
+                                             reinterpret_cast<uint16_t*>(best), best_at);
+}
+
+void max_pool_2x2_row(const BFloat16* top, int64_t width, int64_t row, int64_t n, BFloat16* best, int64_t* best_at) {
+  HWY_DYNAMIC_DISPATCH(MaxPool2x2RowBF16I64)(reinterpret_cast<const uint16_t*>(top), width, row, n,
+                                             reinterpret_cast<uint16_t*>(best), best_at);
 }
 
 void max_pool_2x2_backward_row(const float* g, const int32_t* at, int64_t base, int64_t n, int64_t width, float* row) {
