@@ -84,8 +84,8 @@ def test_conv2d_and_its_gradients_match_float64(name, dtype):
 @pytest.mark.parametrize("needs", ["bias", "weight and bias"])
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float64"])
 def test_conv2d_bias_gradient_is_the_output_gradient_summed(dtype, needs):
-    """With the weight's gradient (one kernel sums both) or without it, and with the input
-    frozen; float64 runs the direct loops."""
+    """With the weight's gradient (on AVX-512 one oneDNN kernel sums both) or without it, and
+    with the input frozen; float64 runs the direct loops."""
     in_shape, w_shape, stride, padding, dilation, groups = GEOMETRIES["channels_straddle_blocks"]
     rng = np.random.default_rng(5)
     _, x = rounded(rng, in_shape, dtype if dtype != "float64" else "float32")
