@@ -30,13 +30,14 @@ void MaxPool2x2BackwardColumns(const T* g, const I* at, int64_t base, int64_t n,
   for (int64_t x = from; x < width; ++x) row[x] = x < 2 * n && at[x / 2] == base + x ? g[x / 2] : T(0);
 }
 
+#if HWY_TARGET == HWY_SCALAR
 inline float Value(float x) { return x; }
 inline float Value(uint16_t bits) { return std::bit_cast<float>(uint32_t{bits} << 16); }
 
-// Windows [from, n) of an output row of the forward (see MaxPool2x2Row) one at a time.
+// The baseline build's one-lane target has no lane shuffles: one window at a time.
 template <class T, class I>
-void MaxPool2x2Windows(const T* top, int64_t width, int64_t row, int64_t from, int64_t n, T* best, I* best_at) {
-  for (int64_t q = from; q < n; ++q) {
+void MaxPool2x2Row(const T* top, int64_t width, int64_t row, int64_t n, T* best, I* best_at) {
+  for (int64_t q = 0; q < n; ++q) {
     const int64_t offsets[4] = {2 * q, 2 * q + 1, width + 2 * q, width + 2 * q + 1};
     float v = Value(top[offsets[0]]);
     int64_t at = offsets[0];
@@ -49,13 +50,6 @@ void MaxPool2x2Windows(const T* top, int64_t width, int64_t row, int64_t from, i
     best[q] = top[at];
     best_at[q] = static_cast<I>(row + at);
   }
-}
-
-#if HWY_TARGET == HWY_SCALAR
-// The baseline build's one-lane target has no lane shuffles: one window at a time.
-template <class T, class I>
-void MaxPool2x2Row(const T* top, int64_t width, int64_t row, int64_t n, T* best, I* best_at) {
-  MaxPool2x2Windows(top, width, row, 0, n, best, best_at);
 }
 
 template <class T, class I>
