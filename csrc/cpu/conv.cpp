@@ -314,15 +314,13 @@ bool onednn_sums_bias() {
 
 void CpuBackend::conv2d_weight_grad(const Tensor& grad_weight, const Tensor& grad_bias, const Tensor& grad_out,
                                     const Tensor& in, const Window& w) {
-  if (grad_bias.defined() && !onednn_sums_bias() && in.dtype() != ScalarType::Float64) {
+  // The bias's gradient is summed apart where no kernel below would sum it too.
+  const bool no_product = grad_weight.numel() == 0 || grad_out.numel() == 0 || in.numel() == 0;
+  if (grad_bias.defined() && (no_product || (!onednn_sums_bias() && in.dtype() != ScalarType::Float64))) {
     conv2d_weight_grad(grad_weight, Tensor(), grad_out, in, w);
     return copy(grad_bias, sum(grad_out, {0, 2, 3}));
   }
-  if (grad_weight.numel() == 0 || grad_out.numel() == 0 || in.numel() == 0) {  // (no product to make)
-    fill(grad_weight, 0);
-    if (grad_bias.defined()) copy(grad_bias, sum(grad_out, {0, 2, 3}));
-    return;
-  }
+  if (no_product) return fill(grad_weight, 0);
   if (onednn_weight_grad(grad_weight, grad_bias, grad_out, in, w)) return;
   if (is_reduced_float(grad_weight.dtype())) {
     auto empty32 = [](const Tensor& t) { return t.defined() ? empty(t.sizes(), ScalarType::Float32, t.device()) : t; };
