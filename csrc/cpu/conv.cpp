@@ -2,9 +2,10 @@
 // checks). Layouts: NCHW activations, OIHW weights; the ops make every operand contiguous.
 //
 // On CPUs without native 16-bit arithmetic (AVX2 and older) oneDNN's only 16-bit convolutions
-// are reference loops, tens of times slower than its float32 kernels. There the 16-bit operands
-// are widened to float32 and the result is rounded once: the same arithmetic (products of 16-bit
-// values are exact in float32, and the sums accumulate in float32 either way) at float32's speed.
+// are reference loops, tens of times slower than its float32 kernels. There a float32 primitive
+// takes the 16-bit tensors: the plan widens them as it relays them out and rounds the result once
+// (onednn::Plan). That is the same arithmetic (products of 16-bit values are exact in float32, and
+// the sums accumulate in float32 either way) at float32's speed.
 
 #include "cpu/backend.h"
 #include "cpu/convert.h"
@@ -20,15 +21,18 @@ using dims = dnnl::memory::dims;
 
 // ---- oneDNN ----
 
+// One convolution's shapes and dtypes: the tensors' (stored) and the primitive's (type), which is
+// float32 where it computes 16-bit tensors in float32.
 struct ConvGeometry {
   dims src, weights, dst, strides, dilates, padding_l, padding_r;
-  dnnl::memory::data_type type;
+  dnnl::memory::data_type stored, type;
   int64_t groups;
 
-  ConvGeometry(const Tensor& in, const Tensor& weight, const Tensor& out, const Window& w)
+  ConvGeometry(const Tensor& in, const Tensor& weight, const Tensor& out, const Window& w, ScalarType compute)
       : src(in.sizes().begin(), in.sizes().end()),
         dst(out.sizes().begin(), out.sizes().end()),
-        type(onednn::data_type(in.dtype())),
+        stored(onednn::data_type(in.dtype())),
+        type(onednn::data_type(compute)),
         groups(w.groups) {
     if (groups == 1) {
       weights.assign(weight.sizes().begin(), weight.sizes().end());
@@ -47,17 +51,19 @@ struct ConvGeometry {
   }
 
   // The tensors' layouts: NCHW activations, OIHW (GOIHW) weights, a vector of biases.
-  dnnl::memory::desc src_md() const { return {src, type, dnnl::memory::format_tag::nchw}; }
-  dnnl::memory::desc dst_md() const { return {dst, type, dnnl::memory::format_tag::nchw}; }
+  dnnl::memory::desc src_md() const { return {src, stored, dnnl::memory::format_tag::nchw}; }
+  dnnl::memory::desc dst_md() const { return {dst, stored, dnnl::memory::format_tag::nchw}; }
   dnnl::memory::desc weights_md() const {
-    return {weights, type, groups == 1 ? dnnl::memory::format_tag::oihw : dnnl::memory::format_tag::goihw};
+    return {weights, stored, groups == 1 ? dnnl::memory::format_tag::oihw : dnnl::memory::format_tag::goihw};
   }
-  dnnl::memory::desc bias_md() const { return {{dst[1]}, type, dnnl::memory::format_tag::x}; }
-  // The primitive's: any layout oneDNN likes (see onednn::Plan).
+  dnnl::memory::desc bias_md(dnnl::memory::data_type t) const { return {{dst[1]}, t, dnnl::memory::format_tag::x}; }
+  dnnl::memory::desc bias_md() const { return bias_md(stored); }
+  // The primitive's: any layout oneDNN likes (see onednn::Plan), and its bias.
   dnnl::memory::desc any(const dims& d) const { return {d, type, dnnl::memory::format_tag::any}; }
+  dnnl::memory::desc primitive_bias() const { return bias_md(type); }
 
   onednn::Key key(int64_t kind) const {
-    onednn::Key k{kind, static_cast<int64_t>(type), groups};
+    onednn::Key k{kind, static_cast<int64_t>(stored), static_cast<int64_t>(type), groups};
     for (const dims* d : {&src, &weights, &dst, &strides, &dilates, &padding_l, &padding_r})
       k.insert(k.end(), d->begin(), d->end());
     return k;
@@ -67,7 +73,8 @@ struct ConvGeometry {
   dnnl::convolution_forward::primitive_desc forward_pd(bool with_bias) const {
     auto desc = with_bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
                                                             dnnl::algorithm::convolution_direct, any(src), any(weights),
-                                                            bias_md(), any(dst), strides, dilates, padding_l, padding_r)
+                                                            primitive_bias(), any(dst), strides, dilates, padding_l,
+                                                            padding_r)
                           : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
                                                             dnnl::algorithm::convolution_direct, any(src), any(weights),
                                                             any(dst), strides, dilates, padding_l, padding_r);
@@ -82,8 +89,6 @@ const PrimitiveDesc& fast(const PrimitiveDesc& pd, dnnl::memory::data_type type)
     throw dnnl::error(dnnl_unimplemented, "only a reference implementation");
   return pd;
 }
-
-Tensor float32(const Tensor& t) { return t.defined() ? t.to(ScalarType::Float32) : t; }
 
 using PlanPtr = onednn::PlanCache::PlanPtr;
 
@@ -100,8 +105,10 @@ PlanPtr plan(const ConvGeometry& g, int64_t kind, const Make& make) {
   return cache().get(g.key(kind), make);
 }
 
-bool onednn_forward(const Tensor& out, const Tensor& in, const Tensor& weight, const Tensor& bias, const Window& w) {
-  ConvGeometry g(in, weight, out, w);
+// The oneDNN convolutions below compute in compute: the tensors' dtype, or float32 for 16-bit ones.
+bool onednn_forward(const Tensor& out, const Tensor& in, const Tensor& weight, const Tensor& bias, const Window& w,
+                    ScalarType compute) {
+  ConvGeometry g(in, weight, out, w, compute);
   const bool with_bias = bias.defined();
   PlanPtr p = plan(g, with_bias ? 1 : 0, [&] {
     auto pd = fast(g.forward_pd(with_bias), g.type);
@@ -119,8 +126,9 @@ bool onednn_forward(const Tensor& out, const Tensor& in, const Tensor& weight, c
   return true;
 }
 
-bool onednn_input_grad(const Tensor& grad_in, const Tensor& grad_out, const Tensor& weight, const Window& w) {
-  ConvGeometry g(grad_in, weight, grad_out, w);
+bool onednn_input_grad(const Tensor& grad_in, const Tensor& grad_out, const Tensor& weight, const Window& w,
+                       ScalarType compute) {
+  ConvGeometry g(grad_in, weight, grad_out, w, compute);
   PlanPtr p = plan(g, 2, [&] {
     dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, g.any(g.src), g.any(g.weights),
                                                g.any(g.dst), g.strides, g.dilates, g.padding_l, g.padding_r);
@@ -140,14 +148,14 @@ bool onednn_input_grad(const Tensor& grad_in, const Tensor& grad_out, const Tens
 }
 
 bool onednn_weight_grad(const Tensor& grad_weight, const Tensor& grad_bias, const Tensor& grad_out, const Tensor& in,
-                        const Window& w) {
-  ConvGeometry g(in, grad_weight, grad_out, w);
+                        const Window& w, ScalarType compute) {
+  ConvGeometry g(in, grad_weight, grad_out, w, compute);
   const bool with_bias = grad_bias.defined();
   PlanPtr p = plan(g, with_bias ? 4 : 3, [&] {
     using Desc = dnnl::convolution_backward_weights::desc;
     const auto direct = dnnl::algorithm::convolution_direct;
-    const Desc desc = with_bias ? Desc(direct, g.any(g.src), g.any(g.weights), g.bias_md(), g.any(g.dst), g.strides,
-                                       g.dilates, g.padding_l, g.padding_r)
+    const Desc desc = with_bias ? Desc(direct, g.any(g.src), g.any(g.weights), g.primitive_bias(), g.any(g.dst),
+                                       g.strides, g.dilates, g.padding_l, g.padding_r)
                                 : Desc(direct, g.any(g.src), g.any(g.weights), g.any(g.dst), g.strides, g.dilates,
                                        g.padding_l, g.padding_r);
     auto pd = fast(dnnl::convolution_backward_weights::primitive_desc(desc, onednn::attributes(), onednn::engine(),
@@ -272,11 +280,10 @@ void direct_weight_grad(const Tensor& grad_weight, const Tensor& grad_bias, cons
 
 void CpuBackend::conv2d(const Tensor& out, const Tensor& in, const Tensor& weight, const Tensor& bias, const Window& w) {
   if (out.numel() == 0) return;
-  if (onednn_forward(out, in, weight, bias, w)) return;
+  if (onednn_forward(out, in, weight, bias, w, in.dtype())) return;
   if (is_reduced_float(out.dtype())) {
-    Tensor out32 = empty(out.sizes(), ScalarType::Float32, out.device());
-    TP_CHECK(onednn_forward(out32, float32(in), float32(weight), float32(bias), w), "[conv2d] no float32 oneDNN kernel");
-    return copy(out, out32);
+    TP_CHECK(onednn_forward(out, in, weight, bias, w, ScalarType::Float32), "[conv2d] no float32 oneDNN kernel");
+    return;
   }
   visit_dtype<DTypes::Floating>("conv2d", in.dtype(), [&](auto t) { direct_forward<decltype(t)>(out, in, weight, bias, w); });
 }
@@ -284,11 +291,10 @@ void CpuBackend::conv2d(const Tensor& out, const Tensor& in, const Tensor& weigh
 void CpuBackend::conv2d_input_grad(const Tensor& grad_in, const Tensor& grad_out, const Tensor& weight, const Window& w) {
   if (grad_in.numel() == 0) return;
   if (grad_out.numel() == 0) return fill(grad_in, 0);
-  if (onednn_input_grad(grad_in, grad_out, weight, w)) return;
+  if (onednn_input_grad(grad_in, grad_out, weight, w, grad_in.dtype())) return;
   if (is_reduced_float(grad_in.dtype())) {
-    Tensor grad_in32 = empty(grad_in.sizes(), ScalarType::Float32, grad_in.device());
-    TP_CHECK(onednn_input_grad(grad_in32, float32(grad_out), float32(weight), w), "[conv2d] no float32 oneDNN kernel");
-    return copy(grad_in, grad_in32);
+    TP_CHECK(onednn_input_grad(grad_in, grad_out, weight, w, ScalarType::Float32), "[conv2d] no float32 oneDNN kernel");
+    return;
   }
   visit_dtype<DTypes::Floating>("conv2d", grad_in.dtype(), [&](auto t) {
     direct_input_grad<decltype(t)>(grad_in, grad_out, weight, w);
@@ -321,14 +327,10 @@ void CpuBackend::conv2d_weight_grad(const Tensor& grad_weight, const Tensor& gra
     return copy(grad_bias, sum(grad_out, {0, 2, 3}));
   }
   if (no_product) return fill(grad_weight, 0);
-  if (onednn_weight_grad(grad_weight, grad_bias, grad_out, in, w)) return;
+  if (onednn_weight_grad(grad_weight, grad_bias, grad_out, in, w, in.dtype())) return;
   if (is_reduced_float(grad_weight.dtype())) {
-    auto empty32 = [](const Tensor& t) { return t.defined() ? empty(t.sizes(), ScalarType::Float32, t.device()) : t; };
-    const Tensor grad_weight32 = empty32(grad_weight), grad_bias32 = empty32(grad_bias);
-    TP_CHECK(onednn_weight_grad(grad_weight32, grad_bias32, float32(grad_out), float32(in), w),
+    TP_CHECK(onednn_weight_grad(grad_weight, grad_bias, grad_out, in, w, ScalarType::Float32),
              "[conv2d] no float32 oneDNN kernel");
-    copy(grad_weight, grad_weight32);
-    if (grad_bias.defined()) copy(grad_bias, grad_bias32);
     return;
   }
   visit_dtype<DTypes::Floating>("conv2d", in.dtype(), [&](auto t) {

@@ -3,7 +3,9 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstring>
 
+#include "cpu/simd.h"
 #include "ops/ops.h"
 
 namespace tp::cpu::onednn {
@@ -19,6 +21,23 @@ dnnl::memory::data_type data_type(ScalarType t) {
     case ScalarType::BFloat16: return dnnl::memory::data_type::bf16;
     case ScalarType::Float16: return dnnl::memory::data_type::f16;
     default: return dnnl::memory::data_type::undef;
+  }
+}
+
+void convert(const void* in, dnnl::memory::data_type from, void* out, dnnl::memory::data_type to, int64_t n) {
+  using dt = dnnl::memory::data_type;
+  if (from == to) {
+    std::memcpy(out, in, n * dnnl::memory::data_type_size(from));
+  } else if (to == dt::f32 && from == dt::bf16) {
+    simd::widen(static_cast<const BFloat16*>(in), static_cast<float*>(out), n);
+  } else if (to == dt::f32 && from == dt::f16) {
+    simd::widen(static_cast<const Half*>(in), static_cast<float*>(out), n);
+  } else if (from == dt::f32 && to == dt::bf16) {
+    simd::round_to(static_cast<const float*>(in), static_cast<BFloat16*>(out), n);
+  } else if (from == dt::f32 && to == dt::f16) {
+    simd::round_to(static_cast<const float*>(in), static_cast<Half*>(out), n);
+  } else {
+    TP_FAIL("[onednn] no conversion from data type ", static_cast<int>(from), " to ", static_cast<int>(to));
   }
 }
 
@@ -39,10 +58,36 @@ void run(const dnnl::primitive& p, const std::unordered_map<int, dnnl::memory>& 
   stream.wait();
 }
 
+// A dense operand of n values converted from one dtype to another, on tensorplay's threads.
+void convert_dense(const void* in, dnnl::memory::data_type from, void* out, dnnl::memory::data_type to, int64_t n) {
+  const int64_t in_size = dnnl::memory::data_type_size(from), out_size = dnnl::memory::data_type_size(to);
+  constexpr int64_t kTaskValues = 16 << 10;
+  parallel_for(0, n, kTaskValues, [&](int64_t lo, int64_t hi) {
+    convert(static_cast<const char*>(in) + lo * in_size, from, static_cast<char*>(out) + lo * out_size, to, hi - lo);
+  });
+}
+
+// desc's dims and strides with another data type (desc is a plain strided layout).
+dnnl::memory::desc with_data_type(const dnnl::memory::desc& desc, dnnl::memory::data_type type) {
+  const dnnl_blocking_desc_t& blocking = desc.data.format_desc.blocking;
+  TP_CHECK(desc.data.format_kind == dnnl_blocked && blocking.inner_nblks == 0,
+           "[onednn] a tensor's layout must be plain strides");
+  const dnnl::memory::dims strides(blocking.strides, blocking.strides + desc.data.ndims);
+  return dnnl::memory::desc(desc.dims(), type, strides);
+}
+
+int64_t values(const dnnl::memory::desc& desc) {
+  int64_t n = 1;
+  for (int64_t d : desc.dims()) n *= d;
+  return n;
+}
+
 }  // namespace
 
 struct Plan::Bindings {
-  std::vector<dnnl::memory> user, inner;  // per step: the tensor's memory; the reordered buffer's
+  // Per step: the tensor's memory; its conversion where that is then reordered; the buffer the
+  // primitive reads or writes.
+  std::vector<dnnl::memory> user, staged, inner;
   dnnl::memory scratchpad;                // empty when no primitive needs one
   std::unordered_map<int, dnnl::memory> args;
   std::vector<std::unordered_map<int, dnnl::memory>> reorder_args;  // per step (empty: none)
@@ -51,12 +96,17 @@ struct Plan::Bindings {
 Plan::Plan(dnnl::primitive primitive, const dnnl::primitive_desc_base& pd, const std::vector<Operand>& operands)
     : primitive_(std::move(primitive)), scratchpad_bytes_(pd.scratchpad_desc().get_size()) {
   for (const Operand& op : operands) {
-    Step step{op, ChannelBlocks::between(op.plain, op.chosen), std::nullopt};
-    if (op.chosen != op.plain && !step.blocks) {
-      const auto& [from, to] = op.output ? std::pair(op.chosen, op.plain) : std::pair(op.plain, op.chosen);
-      dnnl::reorder::primitive_desc reorder_pd(engine(), from, engine(), to, attributes());
-      step.reorder = Reorder{dnnl::reorder(reorder_pd), reorder_pd.scratchpad_desc().get_size()};
-      scratchpad_bytes_ = std::max(scratchpad_bytes_, step.reorder->scratchpad_bytes);
+    Step step{op, ChannelBlocks::between(op.plain, op.chosen), std::nullopt, std::nullopt};
+    if (!step.blocks) {
+      dnnl::memory::desc staged = op.plain;  // the plain layout in the primitive's dtype
+      if (op.plain.data_type() != op.chosen.data_type())
+        step.converted = staged = with_data_type(op.plain, op.chosen.data_type());
+      if (staged != op.chosen) {
+        const auto& [from, to] = op.output ? std::pair(op.chosen, staged) : std::pair(staged, op.chosen);
+        dnnl::reorder::primitive_desc reorder_pd(engine(), from, engine(), to, attributes());
+        step.reorder = Reorder{dnnl::reorder(reorder_pd), reorder_pd.scratchpad_desc().get_size()};
+        scratchpad_bytes_ = std::max(scratchpad_bytes_, step.reorder->scratchpad_bytes);
+      }
     }
     steps_.push_back(std::move(step));
   }
@@ -93,6 +143,8 @@ std::unique_ptr<Plan::Bindings> Plan::bindings() const {
   }
   for (const Step& s : steps_) {
     const dnnl::memory& user = b->user.emplace_back(s.operand.plain, engine(), nullptr);
+    const dnnl::memory& staged = b->staged.emplace_back(
+        s.converted && s.reorder ? dnnl::memory(*s.converted, engine(), nullptr) : dnnl::memory());
     auto& reorder_args = b->reorder_args.emplace_back();
     if (!s.relaid()) {
       b->inner.emplace_back();
@@ -102,7 +154,8 @@ std::unique_ptr<Plan::Bindings> Plan::bindings() const {
     const dnnl::memory& inner = b->inner.emplace_back(s.operand.chosen, engine(), nullptr);
     b->args.emplace(s.operand.arg, inner);
     if (!s.reorder) continue;
-    reorder_args = {{DNNL_ARG_FROM, s.operand.output ? inner : user}, {DNNL_ARG_TO, s.operand.output ? user : inner}};
+    const dnnl::memory& outer = s.converted ? staged : user;
+    reorder_args = {{DNNL_ARG_FROM, s.operand.output ? inner : outer}, {DNNL_ARG_TO, s.operand.output ? outer : inner}};
     if (s.reorder->scratchpad_bytes > 0) reorder_args.emplace(DNNL_ARG_SCRATCHPAD, b->scratchpad);
   }
   return b;
@@ -119,17 +172,25 @@ void Plan::execute(const Data& data) const {
   for (size_t i = 0; i < steps_.size(); ++i) {
     b->user[i].set_data_handle(data.at(steps_[i].operand.arg));
     if (!steps_[i].relaid()) continue;
-    const int64_t bytes = static_cast<int64_t>(steps_[i].operand.chosen.get_size());
-    b->inner[i].set_data_handle(buffers.emplace_back(empty({bytes}, ScalarType::UInt8)).data_ptr());
+    auto buffer = [&](const dnnl::memory::desc& desc) {
+      return buffers.emplace_back(empty({static_cast<int64_t>(desc.get_size())}, ScalarType::UInt8)).data_ptr();
+    };
+    b->inner[i].set_data_handle(buffer(steps_[i].operand.chosen));
+    if (steps_[i].converted && steps_[i].reorder) b->staged[i].set_data_handle(buffer(*steps_[i].converted));
   }
-  // Moves operand i between the tensor's layout and the primitive's (in or out of the call).
+  // Moves operand i between the tensor's layout and dtype and the primitive's (in or out of the call).
   auto relayout = [&](size_t i) {
     const Step& s = steps_[i];
+    const Operand& op = s.operand;
     void* user = b->user[i].get_data_handle();
     void* inner = b->inner[i].get_data_handle();
-    if (s.blocks && s.operand.output) s.blocks->from_blocks(inner, user);
-    else if (s.blocks) s.blocks->to_blocks(user, inner);
-    else run(s.reorder->primitive, b->reorder_args[i]);
+    if (s.blocks) return op.output ? s.blocks->from_blocks(inner, user) : s.blocks->to_blocks(user, inner);
+    // The plain layout in the primitive's dtype: the tensor itself, its conversion, or that is inner.
+    void* staged = !s.converted ? user : s.reorder ? b->staged[i].get_data_handle() : inner;
+    const auto plain_type = op.plain.data_type(), chosen_type = op.chosen.data_type();
+    if (s.converted && !op.output) convert_dense(user, plain_type, staged, chosen_type, values(op.plain));
+    if (s.reorder) run(s.reorder->primitive, b->reorder_args[i]);
+    if (s.converted && op.output) convert_dense(staged, chosen_type, user, plain_type, values(op.plain));
   };
   for (size_t i = 0; i < steps_.size(); ++i)
     if (steps_[i].relaid() && !steps_[i].operand.output) relayout(i);

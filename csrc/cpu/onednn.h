@@ -26,6 +26,12 @@ dnnl::engine& engine();
 // f32, bf16 and f16 map to oneDNN types; anything else to undef.
 dnnl::memory::data_type data_type(ScalarType t);
 
+// n contiguous values from one of f32, bf16 and f16 to another (widened exactly, rounded to nearest
+// even, as core/half.h converts), on the calling thread. oneDNN 2.6 converts 16-bit floats in its
+// reorders one value at a time on AVX2 (a [128, 1, 28, 28] bfloat16 batch took 8 ms), so plans
+// convert with tensorplay's SIMD kernels.
+void convert(const void* in, dnnl::memory::data_type from, void* out, dnnl::memory::data_type to, int64_t n);
+
 // The attributes every primitive is created with. Its scratch memory is the caller's to pass
 // (Plan::execute does): in oneDNN's default mode, one scratchpad is shared by all primitives
 // and a primitive may only run on the thread that created it, but the cache below hands one
@@ -38,6 +44,10 @@ dnnl::primitive_attr attributes();
 // fast convolutions want blocked layouts (channels in blocks of 16 on AVX-512, of 8 on AVX2) and
 // on plain NCHW fall back to im2col and GEMM, 2-3x slower on the demo CNN. Activations go between
 // NCHW and blocked channels through ChannelBlocks, other operands (weights) through oneDNN.
+//
+// An operand's dtype may differ from the primitive's too (a 16-bit tensor for a float32 primitive,
+// where the CPU has no 16-bit kernel): ChannelBlocks converts as it relays out, any other operand
+// is converted in its own layout (see convert) and then reordered.
 class Plan {
  public:
   struct Operand {
@@ -73,9 +83,10 @@ class Plan {
   };
   struct Step {
     Operand operand;
-    std::optional<ChannelBlocks> blocks;  // an activation's relayout
-    std::optional<Reorder> reorder;       // any other one
-    bool relaid() const { return blocks || reorder; }
+    std::optional<ChannelBlocks> blocks;          // an activation's relayout (and conversion)
+    std::optional<dnnl::memory::desc> converted;  // otherwise: the plain layout in the primitive's dtype
+    std::optional<Reorder> reorder;               // and the relayout from there
+    bool relaid() const { return blocks || converted || reorder; }
   };
   // The oneDNN memory objects of one call, pointed at its tensors before it runs: creating them
   // took more time than a 4x4 product itself (an aligned allocation each), so a plan keeps them

@@ -81,6 +81,49 @@ def test_conv2d_and_its_gradients_match_float64(name, dtype):
     assert_close(b.grad.double().numpy(), g64.sum(axis=(0, 2, 3)), dtype)
 
 
+def float64_conv_and_gradients(x, w, b, g, stride, padding, dilation, groups):
+    """conv2d of float64 arrays and its three gradients for output gradient g (the direct loops)."""
+    xt, wt, bt = (tp.tensor(v, requires_grad=True) for v in (x, w, b))
+    out = tp.nn.functional.conv2d(xt, wt, bt, stride=stride, padding=padding, dilation=dilation, groups=groups)
+    out.backward(tp.tensor(g))
+    return [t.numpy() for t in (out.detach(), xt.grad, wt.grad, bt.grad)]
+
+
+def half_ulp(values, dtype):
+    """Half the spacing of dtype's values at each of values (float64)."""
+    mantissa_bits, smallest_exponent = {"bfloat16": (7, -126), "float16": (10, -14)}[dtype]
+    exponent = np.maximum(np.floor(np.log2(np.maximum(np.abs(values), 1e-300))), smallest_exponent)
+    return 0.5 * 2.0 ** (exponent - mantissa_bits)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("name", ["demo_second_layer", "odd_channels_padded", "channels_straddle_blocks", "grouped"])
+def test_16_bit_convolutions_round_their_float32_sums_once(name, dtype):
+    """Each value of a 16-bit conv2d and of its gradients is its float64 sum rounded to nearest:
+    within half a 16-bit step of it, give or take float32's accumulation error. Truncating, or
+    rounding twice, misses by up to a whole step. (Where the CPU has no 16-bit convolution, the
+    plan widens the operands as it relays them out and rounds the float32 result as it relays it
+    back; AVX512-BF16's kernels accumulate in float32 and round once too.)"""
+    in_shape, w_shape, stride, padding, dilation, groups = GEOMETRIES[name]
+    rng = np.random.default_rng(11)
+    (x64, x), (w64, w), (b64, b) = (rounded(rng, shape, dtype) for shape in (in_shape, w_shape, (w_shape[0],)))
+    x.requires_grad_(), w.requires_grad_(), b.requires_grad_()
+    out = tp.nn.functional.conv2d(x, w, b, stride=stride, padding=padding, dilation=dilation, groups=groups)
+    g64, g = rounded(rng, tuple(out.shape), dtype)
+    out.backward(g)
+    got = [t.double().numpy() for t in (out.detach(), x.grad, w.grad, b.grad)]
+    exact = float64_conv_and_gradients(x64, w64, b64, g64, stride, padding, dilation, groups)
+    # Sums of the terms' magnitudes, which bound float32's accumulation error (a few units of 2^-24).
+    magnitude = float64_conv_and_gradients(np.abs(x64), np.abs(w64), np.abs(b64), np.abs(g64), stride, padding,
+                                           dilation, groups)
+    for what, have, want, bound in zip(("output", "input gradient", "weight gradient", "bias gradient"), got, exact,
+                                       magnitude):
+        miss = np.abs(have - want) - half_ulp(want, dtype)
+        worst = np.unravel_index(np.argmax(miss - 64 * 2.0 ** -24 * bound), miss.shape)
+        assert miss[worst] <= 64 * 2.0 ** -24 * bound[worst], (
+            f"{what}: {have[worst]} for {want[worst]} at {worst}, {miss[worst]} past half a step")
+
+
 @pytest.mark.parametrize("needs", ["bias", "weight and bias"])
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float64"])
 def test_conv2d_bias_gradient_is_the_output_gradient_summed(dtype, needs):
