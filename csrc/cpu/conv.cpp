@@ -303,17 +303,61 @@ void CpuBackend::conv2d_input_grad(const Tensor& grad_in, const Tensor& grad_out
 
 namespace {
 
-// Whether oneDNN's backward-weights kernels sum the bias's gradient in their own pass over grad_out:
-// its AVX-512 ones do, in their JIT code (the demo CNN's float32 and bfloat16 steps lost our 3%
-// of separate sums); on AVX2 it sums in plain loops of its own, which took twice as long as ours
-// (6% of the capped CNN step against 3%), so there the bias gets the separate sum. (float64 runs
-// the direct loops, which sum it as they go on any CPU.)
-bool onednn_sums_bias() {
+// Whether oneDNN runs its AVX-512 kernels (AVX2 ones otherwise).
+bool onednn_avx512() {
   static const bool avx512 = [] {
     const auto core = static_cast<unsigned>(dnnl::cpu_isa::avx512_core);
     return (static_cast<unsigned>(dnnl::get_effective_cpu_isa()) & core) == core;
   }();
   return avx512;
+}
+
+// Whether oneDNN's backward-weights kernels sum the bias's gradient in their own pass over grad_out:
+// its AVX-512 ones do, in their JIT code (the demo CNN's float32 and bfloat16 steps lost our 3%
+// of separate sums); on AVX2 it sums in plain loops of its own, which took twice as long as ours
+// (6% of the capped CNN step against 3%), so there the bias gets the separate sum. (float64 runs
+// the direct loops, which sum it as they go on any CPU.)
+bool onednn_sums_bias() { return onednn_avx512(); }
+
+// The weight gradient of a convolution of one-channel images (a grayscale network's first layer)
+// through simd::single_channel_weight_grad, where oneDNN's kernels are slow at it: on a Zen 3 its
+// AVX2 ones took 11.6 ms for the demo CNN's first layer (128 28x28 images, 3x3 to 32 channels:
+// 50 MFLOP; 7.3 ms with NHWC layouts, 10.2 by im2col and GEMM). Ours took 3.1-3.9 ms for it and
+// the bias's gradient, which comes in the same pass (oneDNN and the separate sum: 10.6-15.5).
+// oneDNN's AVX-512 kernels were not measured against it, so they keep the job there. Per output
+// channel in parallel, each summing the images in order: the same bits on any thread count.
+bool single_channel_kernel(const Tensor& in, const Window& w) {
+  const ScalarType dtype = in.dtype();
+  return !onednn_avx512() && in.size(1) == 1 && w.groups == 1 && w.stride[1] == 1 &&
+         (dtype == ScalarType::Float32 || dtype == ScalarType::BFloat16);
+}
+
+void single_channel_weight_grad(const Tensor& grad_weight, const Tensor& grad_bias, const Tensor& grad_out,
+                                const Tensor& in, const Window& w) {
+  const ScalarType dtype = in.dtype();
+  const int64_t N = in.size(0), O = grad_out.size(1);
+  const simd::SingleChannelConv c{in.size(2),    in.size(3),  grad_out.size(2), grad_out.size(3),
+                                  grad_weight.size(2), grad_weight.size(3), w.stride[0], w.padding[0],
+                                  w.padding[1],  w.dilation[0], w.dilation[1]};
+  const int64_t taps = c.R * c.S, plane = c.P * c.Q;
+  std::vector<double> weight_sums(O * taps, 0.0), bias_sums(grad_bias.defined() ? O : 0, 0.0);
+  visit_dtype<DTypes::Floating>("conv2d", dtype, [&](auto t) {
+    using T = decltype(t);
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, BFloat16>) {
+      const T* x = static_cast<const T*>(in.data_ptr());
+      const T* g = static_cast<const T*>(grad_out.data_ptr());
+      T* gw = static_cast<T*>(grad_weight.data_ptr());
+      T* gb = grad_bias.defined() ? static_cast<T*>(grad_bias.data_ptr()) : nullptr;
+      parallel_for(0, O, 1, [&](int64_t lo, int64_t hi) {
+        double* bias = gb ? bias_sums.data() + lo : nullptr;
+        for (int64_t n = 0; n < N; ++n)
+          simd::single_channel_weight_grad(x + n * c.H * c.W, g + (n * O + lo) * plane, hi - lo, c,
+                                           weight_sums.data() + lo * taps, bias);
+        for (int64_t i = lo * taps; i < hi * taps; ++i) gw[i] = static_cast<T>(static_cast<float>(weight_sums[i]));
+        for (int64_t o = lo; gb && o < hi; ++o) gb[o] = static_cast<T>(static_cast<float>(bias_sums[o]));
+      });
+    }
+  });
 }
 
 }  // namespace
@@ -322,11 +366,14 @@ void CpuBackend::conv2d_weight_grad(const Tensor& grad_weight, const Tensor& gra
                                     const Tensor& in, const Window& w) {
   // The bias's gradient is summed apart where no kernel below would sum it too.
   const bool no_product = grad_weight.numel() == 0 || grad_out.numel() == 0 || in.numel() == 0;
-  if (grad_bias.defined() && (no_product || (!onednn_sums_bias() && in.dtype() != ScalarType::Float64))) {
+  const bool single_channel = !no_product && single_channel_kernel(in, w);
+  const bool kernel_sums_bias = single_channel || onednn_sums_bias() || in.dtype() == ScalarType::Float64;
+  if (grad_bias.defined() && (no_product || !kernel_sums_bias)) {
     conv2d_weight_grad(grad_weight, Tensor(), grad_out, in, w);
     return copy(grad_bias, sum(grad_out, {0, 2, 3}));
   }
   if (no_product) return fill(grad_weight, 0);
+  if (single_channel) return single_channel_weight_grad(grad_weight, grad_bias, grad_out, in, w);
   if (onednn_weight_grad(grad_weight, grad_bias, grad_out, in, w, in.dtype())) return;
   if (is_reduced_float(grad_weight.dtype())) {
     TP_CHECK(onednn_weight_grad(grad_weight, grad_bias, grad_out, in, w, ScalarType::Float32),

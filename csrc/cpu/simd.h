@@ -75,6 +75,19 @@ void gelu_row(const float* x, float* y, int64_t n, bool tanh);
 // out = g * gelu'(x) over n contiguous floats; out may be g or x.
 void gelu_backward_row(const float* g, const float* x, float* out, int64_t n, bool tanh);
 
+// The weight gradient of a convolution of one-channel images with stride 1 along rows (conv.cpp
+// says when it runs): for each of `channels` output channels o, taps[o * R * S + r * S + s] +=
+// sum over p, q of g[o][p][q] * x[p * stride_h - pad_h + r * dilation_h][q - pad_w + s * dilation_w]
+// (inputs outside the image are 0), and bias[o] += the sum of g[o] where bias is not null. x is
+// one [H, W] image, g its [channels, P, Q] output gradient.
+struct SingleChannelConv {
+  int64_t H, W, P, Q, R, S, stride_h, pad_h, pad_w, dilation_h, dilation_w;
+};
+void single_channel_weight_grad(const float* x, const float* g, int64_t channels, const SingleChannelConv& c,
+                                double* taps, double* bias);
+void single_channel_weight_grad(const BFloat16* x, const BFloat16* g, int64_t channels, const SingleChannelConv& c,
+                                double* taps, double* bias);
+
 // One output row of the 2x2 max pool with stride 2: output q's window is top[2q], top[2q + 1] and
 // the same two of the next row, top + width, taken in that order (a larger value or a NaN wins).
 // best[q] gets its value and best_at[q] its position in the plane, top[0] being at `row`; every

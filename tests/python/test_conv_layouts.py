@@ -12,6 +12,7 @@ import tensorplay as tp
 # (N, C, H, W), (O, C / groups, R, S), stride, padding, dilation, groups
 GEOMETRIES = {
     "demo_first_layer": ((4, 1, 28, 28), (32, 1, 3, 3), 1, 0, 1, 1),
+    "one_channel_padded_strided_dilated": ((3, 1, 11, 9), (5, 1, 3, 2), (2, 1), 1, 2, 1),
     "demo_second_layer": ((4, 32, 13, 13), (64, 32, 3, 3), 1, 0, 1, 1),
     "odd_channels_padded": ((3, 5, 9, 7), (7, 5, 3, 3), 1, 1, 1, 1),
     "channels_straddle_blocks": ((2, 20, 8, 8), (24, 20, 3, 3), 2, 1, 1, 1),
@@ -122,6 +123,33 @@ def test_16_bit_convolutions_round_their_float32_sums_once(name, dtype):
         worst = np.unravel_index(np.argmax(miss - 64 * 2.0 ** -24 * bound), miss.shape)
         assert miss[worst] <= 64 * 2.0 ** -24 * bound[worst], (
             f"{what}: {have[worst]} for {want[worst]} at {worst}, {miss[worst]} past half a step")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_an_infinite_input_reaches_only_the_weights_whose_windows_hold_it(dtype):
+    """A one-channel image (the weight gradient has a kernel of its own there, csrc/cpu/simd_conv.cpp)
+    holding an infinity: the weights whose windows hold it get an infinity or a NaN, as in float64,
+    and every other weight stays finite and right."""
+    rng = np.random.default_rng(3)
+    x64, x = rounded(rng, (2, 1, 12, 12), dtype)
+    # Row 1, column 0: in tap (0, 0)'s and (1, 0)'s windows; the last columns' of the row above
+    # meet it in taps (r, 2), which must not see it.
+    x64[1, 0, 1, 0] = np.inf
+    x = tp.tensor(x64).to(getattr(tp, dtype))
+    w64, w = rounded(rng, (4, 1, 3, 3), dtype)
+    w.requires_grad_()
+    b = tp.zeros(4, dtype=getattr(tp, dtype), requires_grad=True)
+    out = tp.nn.functional.conv2d(x, w, b)
+    g64, g = rounded(rng, tuple(out.shape), dtype)
+    out.backward(g)
+    _, _, want, want_bias = float64_conv_and_gradients(x64, w64, np.zeros(4), g64, 1, 0, 1, 1)
+    got = w.grad.double().numpy()
+    assert not np.isfinite(want[:, :, :2, 0]).any() and np.isfinite(want[:, :, 2, :]).all()
+    np.testing.assert_array_equal(np.isfinite(got), np.isfinite(want))
+    assert_close(np.where(np.isfinite(want), got, 0), np.where(np.isfinite(want), want, 0), dtype)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(np.isposinf(got), np.isposinf(want))
+    assert_close(b.grad.double().numpy(), want_bias, dtype)
 
 
 @pytest.mark.parametrize("needs", ["bias", "weight and bias"])
