@@ -323,7 +323,7 @@ bool onednn_sums_bias() { return onednn_avx512(); }
 // through simd::single_channel_weight_grad, where oneDNN's kernels are slow at it: on a Zen 3 its
 // AVX2 ones took 11.6 ms for the demo CNN's first layer (128 28x28 images, 3x3 to 32 channels:
 // 50 MFLOP; 7.3 ms with NHWC layouts, 10.2 by im2col and GEMM). Ours took 3.1-3.9 ms for it and
-// the bias's gradient, which comes in the same pass (oneDNN and the separate sum: 10.6-15.5).
+// the bias's gradient, which comes in the same pass (oneDNN and the separate sum: 10.0-17.7).
 // oneDNN's AVX-512 kernels were not measured against it, so they keep the job there. Per output
 // channel in parallel, each summing the images in order: the same bits on any thread count.
 bool single_channel_kernel(const Tensor& in, const Window& w) {
@@ -336,9 +336,9 @@ void single_channel_weight_grad(const Tensor& grad_weight, const Tensor& grad_bi
                                 const Tensor& in, const Window& w) {
   const ScalarType dtype = in.dtype();
   const int64_t N = in.size(0), O = grad_out.size(1);
-  const simd::SingleChannelConv c{in.size(2),    in.size(3),  grad_out.size(2), grad_out.size(3),
-                                  grad_weight.size(2), grad_weight.size(3), w.stride[0], w.padding[0],
-                                  w.padding[1],  w.dilation[0], w.dilation[1]};
+  const simd::SingleChannelConv c{in.size(2),          in.size(3),          grad_out.size(2), grad_out.size(3),
+                                  grad_weight.size(2), grad_weight.size(3), w.stride[0],      w.padding[0],
+                                  w.padding[1],        w.dilation[0],       w.dilation[1]};
   const int64_t taps = c.R * c.S, plane = c.P * c.Q;
   std::vector<double> weight_sums(O * taps, 0.0), bias_sums(grad_bias.defined() ? O : 0, 0.0);
   visit_dtype<DTypes::Floating>("conv2d", dtype, [&](auto t) {
