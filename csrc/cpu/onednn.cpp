@@ -185,7 +185,8 @@ void Plan::execute(const Data& data) const {
     void* user = b->user[i].get_data_handle();
     void* inner = b->inner[i].get_data_handle();
     if (s.blocks) return op.output ? s.blocks->from_blocks(inner, user) : s.blocks->to_blocks(user, inner);
-    // The plain layout in the primitive's dtype: the tensor itself, its conversion, or that is inner.
+    // The plain layout in the primitive's dtype: the tensor itself, or its conversion (into inner
+    // where no reorder follows).
     void* staged = !s.converted ? user : s.reorder ? b->staged[i].get_data_handle() : inner;
     const auto plain_type = op.plain.data_type(), chosen_type = op.chosen.data_type();
     if (s.converted && !op.output) convert_dense(user, plain_type, staged, chosen_type, values(op.plain));
