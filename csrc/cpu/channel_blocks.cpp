@@ -91,10 +91,13 @@ void ChannelBlocks::from_blocks(const void* blocked, void* plain) const {
   for_each_slab(*this, [&](int64_t plain_at, int64_t blocked_at, int64_t count) {
     const char* q = static_cast<const char*>(blocked) + blocked_at;
     char* p = static_cast<char*>(plain) + plain_at;
-    if (plain_type == blocked_type) return transpose(blocked_type, q, block, p, plane, count, plane);
-    float* widened = slab_buffer(count * plane);
-    transpose(blocked_type, q, block, widened, plane, count, plane);
-    onednn::convert(widened, blocked_type, p, plain_type, count * plane);
+    if (plain_type == blocked_type) {
+      transpose(blocked_type, q, block, p, plane, count, plane);
+    } else {
+      float* widened = slab_buffer(count * plane);
+      transpose(blocked_type, q, block, widened, plane, count, plane);
+      onednn::convert(widened, blocked_type, p, plain_type, count * plane);
+    }
   });
 }
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "cpu/simd.h"
+#include "cpu/convert.h"
 #include "ops/ops.h"
 
 namespace tp::cpu::onednn {
@@ -29,13 +29,13 @@ void convert(const void* in, dnnl::memory::data_type from, void* out, dnnl::memo
   if (from == to) {
     std::memcpy(out, in, n * dnnl::memory::data_type_size(from));
   } else if (to == dt::f32 && from == dt::bf16) {
-    simd::widen(static_cast<const BFloat16*>(in), static_cast<float*>(out), n);
+    convert_n(static_cast<const BFloat16*>(in), static_cast<float*>(out), n);
   } else if (to == dt::f32 && from == dt::f16) {
-    simd::widen(static_cast<const Half*>(in), static_cast<float*>(out), n);
+    convert_n(static_cast<const Half*>(in), static_cast<float*>(out), n);
   } else if (from == dt::f32 && to == dt::bf16) {
-    simd::round_to(static_cast<const float*>(in), static_cast<BFloat16*>(out), n);
+    convert_n(static_cast<const float*>(in), static_cast<BFloat16*>(out), n);
   } else if (from == dt::f32 && to == dt::f16) {
-    simd::round_to(static_cast<const float*>(in), static_cast<Half*>(out), n);
+    convert_n(static_cast<const float*>(in), static_cast<Half*>(out), n);
   } else {
     TP_FAIL("[onednn] no conversion from data type ", static_cast<int>(from), " to ", static_cast<int>(to));
   }
@@ -169,12 +169,12 @@ void Plan::execute(const Data& data) const {
     const int64_t bytes = static_cast<int64_t>(scratchpad_bytes_);
     b->scratchpad.set_data_handle(buffers.emplace_back(empty({bytes}, ScalarType::UInt8)).data_ptr());
   }
+  auto buffer = [&](const dnnl::memory::desc& desc) {
+    return buffers.emplace_back(empty({static_cast<int64_t>(desc.get_size())}, ScalarType::UInt8)).data_ptr();
+  };
   for (size_t i = 0; i < steps_.size(); ++i) {
     b->user[i].set_data_handle(data.at(steps_[i].operand.arg));
     if (!steps_[i].relaid()) continue;
-    auto buffer = [&](const dnnl::memory::desc& desc) {
-      return buffers.emplace_back(empty({static_cast<int64_t>(desc.get_size())}, ScalarType::UInt8)).data_ptr();
-    };
     b->inner[i].set_data_handle(buffer(steps_[i].operand.chosen));
     if (steps_[i].converted && steps_[i].reorder) b->staged[i].set_data_handle(buffer(*steps_[i].converted));
   }
