@@ -11,8 +11,10 @@ printed beside it, and used where the program has not been built:
   flops/cycle. That holds for AVX2 cores and for Zen 4, which runs 512-bit AVX-512 as two
   256-bit halves; Intel cores with AVX-512 have two 512-bit FMA pipes: 64 flops/cycle.
 - bfloat16 with AVX512-BF16: one 512-bit vdpbf16ps per cycle (Zen 4) = 32 bf16 pairs x 2 flops
-  = 64 flops/cycle. Without AVX512-BF16 bfloat16 is emulated through float32 and no bfloat16
-  peak is given. AMX tiles are not modelled (a percent above 100 would show them).
+  = 64 flops/cycle. With AMX (Intel since Sapphire Rapids) the peak is the tile unit's: one
+  tdpbf16ps, a 16x32 by 32x16 product (16,384 flops), every 16 cycles = 1024 flops/cycle, 16x
+  the vector units'; the program measures both and reports the larger. Without AVX512-BF16
+  bfloat16 is emulated through float32 and no bfloat16 peak is given.
 The measured peak is the best of several runs: the host's other load can only slow the loop
 down, and one slowed run (187 GFLOP/s bfloat16 against 230-235) once put the MLP step at 78% of
 its GEMM-bound limit when it was at 62%.
@@ -79,6 +81,8 @@ class Machine:
     def flops_per_cycle(self, dtype):
         if dtype == "float32":
             return 64 if self.vendor == "GenuineIntel" and "avx512f" in self.flags else 32
+        if "amx_bf16" in self.flags:
+            return 1024
         return 64 if "avx512_bf16" in self.flags else None
 
     def computed_peak_gflops(self, dtype):
@@ -108,4 +112,5 @@ class Machine:
                 f"Clock {self.ghz:.2f} GHz ({self.clock_source}); one core's GEMM peak, the percents' base "
                 "(benchmarks/peak_flops.cpp, run again in each GEMM child): " + "; ".join(peaks),
                 "(float32: 2 FMA pipes x 8 lanes x 2 flops, 64 on Intel AVX-512; bfloat16: one 512-bit "
-                "vdpbf16ps per cycle = 64 flops, Zen 4)"]
+                "vdpbf16ps per cycle = 64 flops, Zen 4; with AMX one 16x16x32 tile product per 16 cycles "
+                "= 1024 flops)"]
