@@ -110,3 +110,25 @@ def test_skinny_products_with_small_transposed_operands(dtype):
         assert our_dtype.split(".")[-1] == their_dtype.split(".")[-1] == dtype
         assert our_strides == their_strides
         np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol * np.abs(theirs).max())
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("pad", [0, 16], ids=["dense", "padded_rows"])
+def test_large_16_bit_products_with_row_major_right_operands(dtype, pad):
+    """Every extent from 1024 up and a right operand with dense rows: on AMX, gemm.cpp reorders
+    that operand into oneDNN's blocks before the product (packs_right_operand). Plain, as a batch
+    of one, with addmm's beta, alpha and a broadcast bias row, against float64 on the same 16-bit
+    values; each result within rounding of its dtype."""
+    rng = np.random.default_rng(12)
+    a, b = rng.standard_normal((1030, 1040)), rng.standard_normal((1040, 1050))
+    c, bias = rng.standard_normal((1030, 1050)), rng.standard_normal(1050)
+    low = getattr(tp, dtype)
+    x, y = operand(tp, a, False, dtype, 0), operand(tp, b, False, dtype, pad)
+    ct, bt = tp.tensor(c, dtype=low), tp.tensor(bias, dtype=low)
+    a16, b16, c16, bias16 = (v.double().numpy() for v in (x, y, ct, bt))
+    product = a16 @ b16
+    got = [x @ y, (x[None] @ y[None])[0], tp.addmm(ct, x, y, beta=0.5, alpha=2.0), tp.addmm(bt, x, y)]
+    want = [product, product, 0.5 * c16 + 2.0 * product, product + bias16]
+    for g, w in zip(got, want):
+        assert g.dtype == low
+        np.testing.assert_allclose(g.double().numpy(), w, rtol=2.0 ** -7, atol=1e-3 * np.abs(w).max())
