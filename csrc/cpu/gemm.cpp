@@ -125,8 +125,7 @@ bool prefers_gemm_jit(const Tensor& out, const Tensor& a) {
 // Kept to AMX, where it was measured.
 bool packs_right_operand(const Tensor& out, const Tensor& a, const Tensor& b) {
   constexpr int64_t kMinExtent = 1024;
-  static const bool amx = dnnl::get_effective_cpu_isa() == dnnl::cpu_isa::avx512_core_amx;
-  return amx && is_reduced_float(out.dtype()) && out.size(0) == 1 && b.stride(2) == 1 && out.size(1) >= kMinExtent &&
+  return onednn::runs_amx() && is_reduced_float(out.dtype()) && out.size(0) == 1 && b.stride(2) == 1 && out.size(1) >= kMinExtent &&
          out.size(2) >= kMinExtent && a.size(2) >= kMinExtent;
 }
 

@@ -15,6 +15,11 @@ dnnl::engine& engine() {
   return e;
 }
 
+bool runs_amx() {
+  static const bool amx = dnnl::get_effective_cpu_isa() == dnnl::cpu_isa::avx512_core_amx;
+  return amx;
+}
+
 dnnl::memory::data_type data_type(ScalarType t) {
   switch (t) {
     case ScalarType::Float32: return dnnl::memory::data_type::f32;

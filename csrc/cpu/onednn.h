@@ -23,6 +23,10 @@ namespace tp::cpu::onednn {
 
 dnnl::engine& engine();
 
+// Whether oneDNN runs its AMX kernels (the tile unit: bfloat16 products and convolutions on Intel
+// since Sapphire Rapids), as ONEDNN_MAX_CPU_ISA and TP_CPU_CAPABILITY leave it.
+bool runs_amx();
+
 // f32, bf16 and f16 map to oneDNN types; anything else to undef.
 dnnl::memory::data_type data_type(ScalarType t);
 
