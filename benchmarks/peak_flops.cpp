@@ -1,7 +1,7 @@
 // One core's measured peak for GEMM-like work: float32 FMAs and bfloat16 dot products (vdpbf16ps,
 // and AMX's tile products where the CPU has them) issued back to back with no memory traffic, in
-// GFLOP/s. The figure that benchmarks/machine.py
-// divides by: a computed peak needs the clock, and a core that boosts runs above its nominal one.
+// GFLOP/s. The figure that benchmarks/machine.py divides by: a computed peak needs the clock, and a
+// core that boosts runs above its nominal one.
 //
 //   peak_flops            prints {"float32": GFLOP/s, "bfloat16": GFLOP/s or null}
 //
@@ -134,7 +134,8 @@ int main() {
   if (__builtin_cpu_supports("avx512f")) f32 = std::max(f32, gflops(float32_avx512_loop, 2 * 16));
   double bf16 = 0;
   if (__builtin_cpu_supports("avx512bf16")) bf16 = gflops(bfloat16_avx512_loop, 4 * 16);
-  if (amx_usable()) bf16 = std::max(bf16, gflops(bfloat16_amx_loop, 2 * 16 * 16 * 32, double(kTileProducts) * kTileIterations));
+  if (amx_usable())
+    bf16 = std::max(bf16, gflops(bfloat16_amx_loop, 2 * 16 * 16 * 32, double(kTileProducts) * kTileIterations));
   if (bf16 > 0)
     std::printf("{\"float32\": %.1f, \"bfloat16\": %.1f}\n", f32, bf16);
   else

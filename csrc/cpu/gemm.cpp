@@ -125,8 +125,8 @@ bool prefers_gemm_jit(const Tensor& out, const Tensor& a) {
 // Kept to AMX, where it was measured.
 bool packs_right_operand(const Tensor& out, const Tensor& a, const Tensor& b) {
   constexpr int64_t kMinExtent = 1024;
-  return onednn::runs_amx() && is_reduced_float(out.dtype()) && out.size(0) == 1 && b.stride(2) == 1 && out.size(1) >= kMinExtent &&
-         out.size(2) >= kMinExtent && a.size(2) >= kMinExtent;
+  return onednn::runs_amx() && is_reduced_float(out.dtype()) && out.size(0) == 1 && b.stride(2) == 1 &&
+         out.size(1) >= kMinExtent && out.size(2) >= kMinExtent && a.size(2) >= kMinExtent;
 }
 
 // The primitive for desc: oneDNN's first choice, or gemm:jit where prefers_gemm_jit and oneDNN has
