@@ -76,3 +76,28 @@ def test_every_row_length_and_a_strided_view(op):
     strided = np.random.default_rng(2).uniform(0.1, 4, (7, 12)).astype(np.float32)
     np.testing.assert_allclose(ours_fn(tp.from_numpy(strided)[:, 1::3]).numpy(),
                                torch_fn(torch.from_numpy(strided)[:, 1::3]).numpy(), rtol=3e-7)
+
+
+LARGE_OPS = {**{name: fns[0] for name, fns in OPS.items()},
+             "gelu": tp.nn.functional.gelu,
+             "gelu_tanh": lambda x: tp.nn.functional.gelu(x, approximate="tanh")}
+
+
+@pytest.mark.parametrize("op", list(LARGE_OPS))
+def test_a_large_row_has_the_bits_of_small_ones(op):
+    """Outputs of 8 MiB and more are written past the cache: the bits must be those the same
+    values get in a small row, into a new tensor and, in place, into a view that starts one float
+    past a vector's boundary (its head and tail included)."""
+    fn = LARGE_OPS[op]
+    pattern = float32_values()[:1 << 16]
+    small = fn(tp.from_numpy(pattern.copy())).numpy().view(np.uint32)
+    reps, extra = 65, 12345  # over 4M values: 8 MiB of float32 for each of two threads
+    x = np.concatenate([np.tile(pattern, reps), pattern[:extra]])
+    want = np.concatenate([np.tile(small, reps), small[:extra]])
+    base = tp.from_numpy(np.concatenate([[np.float32(1)], x]))
+    np.testing.assert_array_equal(fn(base[1:]).numpy().view(np.uint32), want)
+    in_place = getattr(base[1:], f"{op}_", None)
+    if in_place is not None:
+        in_place()
+        np.testing.assert_array_equal(base[1:].numpy().view(np.uint32), want)
+        assert base[0].item() == 1
