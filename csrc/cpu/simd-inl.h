@@ -18,15 +18,31 @@ HWY_BEFORE_NAMESPACE();
 namespace tp::cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// Below AVX-512 Highway has masked loads and stores for 32- and 64-bit lanes only (AVX2's), and
+// a partial vector of 16-bit lanes went through the stack, whose narrow stores a vector load could
+// not forward: capped at AVX2, the bfloat16 max pool of 11-wide planes ran 3x slower than float32.
+// On AVX2 such a vector goes as pairs of lanes, 32-bit lanes under a mask, and an odd last lane
+// alone.
+template <class D>
+constexpr bool kPairsMasked = HWY_TARGET == HWY_AVX2 && sizeof(hn::TFromD<D>) == 2;
+
 // The first count elements of p (count <= Lanes(d)), the other lanes 0, reading nothing past
-// p + count. Highway's MaskedLoad does that with the masked loads of AVX-512 (and of AVX2, for
-// 32- and 64-bit lanes); below, it loads the whole vector, from an aligned address at that.
+// p + count. Highway's MaskedLoad does that with the masked loads of AVX-512 and AVX2 (in pairs
+// above for 16-bit lanes); below, it loads the whole vector, from an aligned address at that.
 template <class D>
 HWY_INLINE hn::Vec<D> LoadFirst(D d, const hn::TFromD<D>* p, size_t count) {
   using T = hn::TFromD<D>;
   if (count == hn::Lanes(d)) return hn::LoadU(d, p);
   if constexpr (HWY_TARGET <= HWY_AVX3 || (HWY_TARGET == HWY_AVX2 && sizeof(T) >= 4)) {
     return hn::MaskedLoad(hn::FirstN(d, count), d, p);
+  } else if constexpr (kPairsMasked<D>) {
+    const hn::Repartition<uint32_t, D> d32;
+    const auto pairs = hn::BitCast(d, hn::MaskedLoad(hn::FirstN(d32, count / 2), d32,
+                                                      reinterpret_cast<const uint32_t*>(p)));
+    if (count % 2 == 0) return pairs;
+    const hn::RebindToSigned<D> di;
+    const auto last = hn::RebindMask(d, hn::Eq(hn::Iota(di, 0), hn::Set(di, static_cast<int16_t>(count - 1))));
+    return hn::IfThenElse(last, hn::Set(d, p[count - 1]), pairs);
   } else {
     HWY_ALIGN T lanes[hn::MaxLanes(d)] = {};
     std::copy_n(p, count, lanes);
@@ -60,8 +76,8 @@ HWY_INLINE hn::Vec<hn::Rebind<uint16_t, D>> RoundToBFloat16Bits(D /* d */, hn::V
   return hn::DemoteTo(hn::Rebind<uint16_t, D>(), hn::BitCast(di32, rounded));  // (lanes hold 0..0xFFFF)
 }
 
-// The first count lanes of v into p (count <= Lanes(d)), writing nothing past p + count. Below
-// AVX-512, Highway stores 16-bit lanes under a mask one lane at a time: those go through the stack.
+// The first count lanes of v into p (count <= Lanes(d)), writing nothing past p + count: with
+// masked stores where the target has them (see kPairsMasked), else through the stack.
 template <class D>
 HWY_INLINE void StoreFirst(hn::Vec<D> v, D d, hn::TFromD<D>* p, size_t count) {
   using T = hn::TFromD<D>;
@@ -69,6 +85,10 @@ HWY_INLINE void StoreFirst(hn::Vec<D> v, D d, hn::TFromD<D>* p, size_t count) {
     hn::StoreU(v, d, p);
   } else if constexpr (HWY_TARGET <= HWY_AVX3 || sizeof(T) >= 4) {
     hn::BlendedStore(v, hn::FirstN(d, count), d, p);
+  } else if constexpr (kPairsMasked<D>) {
+    const hn::Repartition<uint32_t, D> d32;
+    hn::BlendedStore(hn::BitCast(d32, v), hn::FirstN(d32, count / 2), d32, reinterpret_cast<uint32_t*>(p));
+    if (count % 2 != 0) p[count - 1] = hn::ExtractLane(v, count - 1);
   } else {
     HWY_ALIGN T lanes[hn::MaxLanes(d)];
     hn::Store(v, d, lanes);

@@ -26,6 +26,7 @@ KERNEL_TESTS = [
     "test_nn_functional.py::test_relu_and_its_gradient_match_torch_on_special_values",
     "test_nn_functional.py::test_softmax_rows_with_nan_inf_and_huge_values_match_torch",
     "test_dtypes.py::test_low_precision_to_float32_every_pattern",
+    "test_dtypes.py::test_low_precision_to_float32_of_a_large_tensor_matches_a_small_one",
     "test_dtypes.py::test_float32_to_low_precision_random_non_nan",
     "test_optim.py",
     "test_elementwise_layouts.py",

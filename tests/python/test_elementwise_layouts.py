@@ -140,3 +140,20 @@ def test_transposing_copies_of_every_tile_remainder(shape):
 
     for ours, theirs in zip(run(tp), run(torch)):
         close(ours, theirs, "float32" if ours.dtype == tp.float32 else "bfloat16")
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("op", ["relu_", "exp_", "sigmoid_"])
+def test_in_place_op_on_a_16_bit_view_writes_only_the_view(op, dtype):
+    """A row of every length from 1 to 40, one element into a buffer of NaNs: the tail's partial
+    vector (16-bit lanes in pairs on AVX2, odd ones alone; test_cpu_capability runs this capped)
+    writes the row's values and nothing on either side."""
+    for n in range(1, 41):
+        values = np.linspace(-3, 3, n, dtype=np.float32)
+        base = tp.from_numpy(np.concatenate([[np.nan], values, [np.nan] * 40]).astype(np.float32)).to(getattr(tp, dtype))
+        getattr(base[1:1 + n], op)()
+        want = getattr(torch.from_numpy(values).to(getattr(torch, dtype)), op)()
+        got = base.to(tp.float32).numpy()
+        assert np.isnan(got[0]) and np.isnan(got[1 + n:]).all(), (op, n)
+        step = {"bfloat16": 2**-7, "float16": 2**-10}[dtype]
+        np.testing.assert_allclose(got[1:1 + n], want.float().numpy(), rtol=step, atol=1e-6)
