@@ -67,7 +67,7 @@ HWY_INLINE V Gelu(D d, V x, bool tanh) {
 }
 
 // g * gelu'(x): gelu' = cdf(x) + x pdf(x) of the standard normal distribution, or, for the tanh
-// form, 0.5 (1 + t) + 0.5 x (1 - t^2) u'. pdf is 0 at +-inf (Highway's Exp gives 0 for -inf), so
+// form, 0.5 (1 + t) + 0.5 x (1 - t^2) u'. pdf is 0 at +-inf (ExpOf gives 0 for -inf), so
 // the gradient there is inf * 0, NaN, as in PyTorch.
 template <class D, class V = hn::Vec<D>>
 HWY_INLINE V GeluBackward(D d, V g, V x, bool tanh) {
@@ -80,7 +80,7 @@ HWY_INLINE V GeluBackward(D d, V g, V x, bool tanh) {
     return hn::Mul(g, hn::Add(left, right));
   }
   const V cdf = hn::MulAdd(half, Erf(d, hn::Mul(x, hn::Set(d, kInvSqrt2))), half);
-  const V pdf = hn::Mul(hn::Exp(d, hn::Mul(hn::Mul(x, x), hn::Set(d, -0.5f))), hn::Set(d, kInvSqrt2Pi));
+  const V pdf = hn::Mul(ExpOf(d, hn::Mul(hn::Mul(x, x), hn::Set(d, -0.5f))), hn::Set(d, kInvSqrt2Pi));
   return hn::Mul(g, hn::MulAdd(x, pdf, cdf));
 }
 

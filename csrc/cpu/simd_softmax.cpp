@@ -37,10 +37,10 @@ HWY_INLINE void ForEachVector(int64_t n, int64_t lanes, const F& f) {
 }
 
 // Three passes, as the scalar kernel: the max (and whether a NaN is there), the sum of exp(x -
-// max) (each kept in y for softmax), then the scaling or the shift. Highway's Exp is exact to 1 ulp
-// on the range it is given here (x - max <= 0), but not for NaN or infinities: a row with those
-// goes back to the caller's scalar loop. The lanes of a partial vector past the row's end read and
-// write nothing and take no part in the max or the sum.
+// max) (each kept in y for softmax), then the scaling or the shift. ExpOf (simd-inl.h) is good to
+// 1 ulp; a row holding a NaN or an infinite max goes back to the caller's scalar loop. The lanes
+// of a partial vector past the row's end read and write nothing and take no part in the max or
+// the sum.
 template <class T>
 bool SoftmaxRow(const T* HWY_RESTRICT x, float* HWY_RESTRICT y, int64_t n, bool log) {
   const DF d;
@@ -61,7 +61,7 @@ bool SoftmaxRow(const T* HWY_RESTRICT x, float* HWY_RESTRICT y, int64_t n, bool 
   const V shift = hn::Set(d, max);
   V vsum = hn::Zero(d);
   auto exp = [&](int64_t i, size_t count) {
-    V e = hn::Exp(d, hn::Sub(LoadRow(d, x + i, count), shift));
+    V e = ExpOf(d, hn::Sub(LoadRow(d, x + i, count), shift));
     if (count < hn::Lanes(d)) e = hn::IfThenElseZero(hn::FirstN(d, count), e);
     vsum = hn::Add(vsum, e);
     return e;
