@@ -146,24 +146,34 @@ HWY_INLINE size_t BeforeAligned(D d, const hn::TFromD<D>* p) {
   return (bytes - reinterpret_cast<uintptr_t>(p) % bytes) % bytes / sizeof(hn::TFromD<D>);
 }
 
-// y[i] = f(x[i]) over a row of n floats: whole vectors, then the tail through one masked vector
-// (lanes past it read and write nothing); a streamed output's unaligned head is a masked vector
-// too. y may be x.
-template <class D, class F>
-HWY_INLINE void MapRow(D d, const float* x, float* y, int64_t n, const F& f) {
+// out[i] = the lanes of whole(i) for each whole vector of a row of n floats, then of part(i, count)
+// for the count lanes left (the others written nothing). An output of kStreamedBytes and more is
+// streamed from its first vector-aligned element on, its head a part too, unless it is one of the
+// inputs (in_place): their lines are in the cache already, and streamed stores to those took
+// float32 a += b over 16M values from 6.5 to 8.7 ms.
+template <class D, class Whole, class Part>
+HWY_INLINE void WriteRow(D d, float* out, int64_t n, bool in_place, const Whole& whole, const Part& part) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   int64_t i = 0;
-  if (n * static_cast<int64_t>(sizeof(float)) >= kStreamedBytes) {
-    const size_t head = BeforeAligned(d, y);
-    StoreFirst(f(LoadFirst(d, x, head)), d, y, head);
-    for (i = static_cast<int64_t>(head); i + lanes <= n; i += lanes) hn::Stream(f(hn::LoadU(d, x + i)), d, y + i);
+  if (!in_place && n * static_cast<int64_t>(sizeof(float)) >= kStreamedBytes) {
+    const size_t head = BeforeAligned(d, out);
+    StoreFirst(part(0, head), d, out, head);
+    for (i = static_cast<int64_t>(head); i + lanes <= n; i += lanes) hn::Stream(whole(i), d, out + i);
     hwy::FlushStream();
   }
-  for (; i + lanes <= n; i += lanes) hn::StoreU(f(hn::LoadU(d, x + i)), d, y + i);
+  for (; i + lanes <= n; i += lanes) hn::StoreU(whole(i), d, out + i);
   if (i < n) {
     const size_t rest = static_cast<size_t>(n - i);
-    StoreFirst(f(LoadFirst(d, x + i, rest)), d, y + i, rest);
+    StoreFirst(part(i, rest), d, out + i, rest);
   }
+}
+
+// y[i] = f(x[i]) over a row of n floats (lanes past its end read and write nothing). y may be x.
+template <class D, class F>
+HWY_INLINE void MapRow(D d, const float* x, float* y, int64_t n, const F& f) {
+  WriteRow(
+      d, y, n, x == y, [&](int64_t i) { return f(hn::LoadU(d, x + i)); },
+      [&](int64_t i, size_t count) { return f(LoadFirst(d, x + i, count)); });
 }
 
 // The sum of f(x[i]) over a row of float32 or bfloat16 bits, in four independent vector

@@ -16,9 +16,12 @@ void round_to(const float* in, BFloat16* out, int64_t n);
 void widen(const Half* in, float* out, int64_t n);
 void round_to(const float* in, Half* out, int64_t n);
 
-// out = a op b over n contiguous bfloat16 values, computed in float32 (a + alpha b and a - alpha b
-// for Add and Sub) and rounded once; b is a row or one float32 value. out may be a or b.
+// out = a op b over n contiguous float32 values, or bfloat16 ones computed in float32 (a + alpha b
+// and a - alpha b for Add and Sub) and rounded once; b is a row or one float32 value. out may be
+// a or b.
 enum class Arith { Add, Sub, Mul, Div };
+void arith_row(Arith op, const float* a, const float* b, float* out, int64_t n);
+void arith_row(Arith op, const float* a, float b, float* out, int64_t n);
 void arith_row(Arith op, const BFloat16* a, const BFloat16* b, BFloat16* out, int64_t n, float alpha);
 void arith_row(Arith op, const BFloat16* a, float b, BFloat16* out, int64_t n);
 

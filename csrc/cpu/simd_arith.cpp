@@ -1,7 +1,8 @@
-// +, -, * and / of bfloat16 rows in SIMD code, compiled by Highway for each x86 target and
-// dispatched at run time (see simd_softmax.cpp): each lane is widened, computed in float32 and
-// rounded once, as the block-at-a-time path of float_rows.h computes it, in one pass instead of
-// three (bfloat16 a + b of 131K values: 46 us that way, PyTorch 28).
+// +, -, * and / of float32 and bfloat16 rows in SIMD code, compiled by Highway for each x86 target
+// and dispatched at run time (see simd_softmax.cpp). A bfloat16 lane is widened, computed in
+// float32 and rounded once, as the block-at-a-time path of float_rows.h computes it, in one pass
+// instead of three (bfloat16 a + b of 131K values: 46 us that way, PyTorch 28). float32 rows take
+// AVX-512 or AVX2 code where the generic loop is the baseline's, and stream big outputs (WriteRow).
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/simd_arith.cpp"
@@ -22,7 +23,17 @@ namespace hn = hwy::HWY_NAMESPACE;
 using DF = hn::ScalableTag<float>;
 using V = hn::Vec<DF>;
 
-// out = f(a, b) over n values; b is a row, or (null) the float32 value scalar in every lane.
+// out = f(a, b) over n float32 values; b is a row, or (null) the value scalar in every lane.
+template <class F>
+HWY_INLINE void ArithRow(const float* a, const float* b, float scalar, float* out, int64_t n, const F& f) {
+  const DF d;
+  const V repeated = hn::Set(d, scalar);
+  WriteRow(
+      d, out, n, out == a || out == b, [&](int64_t i) { return f(hn::LoadU(d, a + i), b ? hn::LoadU(d, b + i) : repeated); },
+      [&](int64_t i, size_t count) { return f(LoadFirst(d, a + i, count), b ? LoadFirst(d, b + i, count) : repeated); });
+}
+
+// The same over bfloat16 bits, each result rounded once.
 template <class F>
 HWY_INLINE void ArithRow(const uint16_t* a, const uint16_t* b, float scalar, uint16_t* out, int64_t n, const F& f) {
   const DF d;
@@ -38,8 +49,8 @@ HWY_INLINE void ArithRow(const uint16_t* a, const uint16_t* b, float scalar, uin
 }
 
 // alpha scales b for + and - (a + alpha b: two roundings, as the scalar loop has them).
-void ArithRowBF16(simd::Arith op, const uint16_t* a, const uint16_t* b, float scalar, uint16_t* out, int64_t n,
-                  float alpha) {
+template <class T>
+void ArithRowOf(simd::Arith op, const T* a, const T* b, float scalar, T* out, int64_t n, float alpha) {
   const V al = hn::Set(DF(), alpha);
   const bool scaled = alpha != 1.0f;
   switch (op) {
@@ -54,13 +65,30 @@ void ArithRowBF16(simd::Arith op, const uint16_t* a, const uint16_t* b, float sc
   }
 }
 
+void ArithRowF32(simd::Arith op, const float* a, const float* b, float scalar, float* out, int64_t n) {
+  ArithRowOf(op, a, b, scalar, out, n, 1.0f);
+}
+void ArithRowBF16(simd::Arith op, const uint16_t* a, const uint16_t* b, float scalar, uint16_t* out, int64_t n,
+                  float alpha) {
+  ArithRowOf(op, a, b, scalar, out, n, alpha);
+}
+
 }  // namespace tp::cpu::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace tp::cpu::simd {
 
+HWY_EXPORT(ArithRowF32);
 HWY_EXPORT(ArithRowBF16);
+
+void arith_row(Arith op, const float* a, const float* b, float* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(ArithRowF32)(op, a, b, 0.0f, out, n);
+}
+
+void arith_row(Arith op, const float* a, float b, float* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(ArithRowF32)(op, a, nullptr, b, out, n);
+}
 
 void arith_row(Arith op, const BFloat16* a, const BFloat16* b, BFloat16* out, int64_t n, float alpha) {
   HWY_DYNAMIC_DISPATCH(ArithRowBF16)(op, reinterpret_cast<const uint16_t*>(a), reinterpret_cast<const uint16_t*>(b),

@@ -32,7 +32,7 @@ KERNEL_TESTS = [
     "test_elementwise_layouts.py",
     "test_transcendental.py",
     "test_arg_extremum.py",
-    "test_bfloat16_arith.py",
+    "test_arith_rows.py",
     "test_transpose.py",
     "test_leading_sums.py",
 ]

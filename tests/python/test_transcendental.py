@@ -85,9 +85,10 @@ LARGE_OPS = {**{name: fns[0] for name, fns in OPS.items()},
 
 @pytest.mark.parametrize("op", list(LARGE_OPS))
 def test_a_large_row_has_the_bits_of_small_ones(op):
-    """Outputs of 8 MiB and more are written past the cache: the bits must be those the same
-    values get in a small row, into a new tensor and, in place, into a view that starts one float
-    past a vector's boundary (its head and tail included)."""
+    """Outputs of 8 MiB and more are written past the cache, each thread's share from its first
+    vector-aligned element on: the bits must be those the same values get in a small row, into a
+    new tensor (the second thread's share starts off a vector's boundary) and in place into a view
+    one float past one (in place, nothing is streamed)."""
     fn = LARGE_OPS[op]
     pattern = float32_values()[:1 << 16]
     small = fn(tp.from_numpy(pattern.copy())).numpy().view(np.uint32)
