@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "cpu/simd.h"
+
 HWY_BEFORE_NAMESPACE();
 namespace tp::cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
@@ -133,12 +135,6 @@ HWY_INLINE void StoreRow(D /* d */, hn::Vec<D> v, uint16_t* p, size_t count) {
   StoreFirst(hn::DemoteTo(d16, hn::BitCast(di32, hn::ShiftRight<16>(hn::BitCast(du32, v)))), d16, p, count);
 }
 
-// Outputs of 8 MiB and more (per call, so per thread's share of an op) go past the cache, with
-// non-temporal stores: an output too big to stay in a core's cache would have each of its lines
-// read in before being overwritten whole. On an Intel Xeon with AMX, one thread, over 16M values:
-// bfloat16 to float32 22 to 28 GB/s (a memcpy's speed), float32 gelu 19 to 26.
-constexpr int64_t kStreamedBytes = int64_t{8} << 20;
-
 // How many elements of p come before its first vector-aligned one (0 to Lanes - 1).
 template <class D>
 HWY_INLINE size_t BeforeAligned(D d, const hn::TFromD<D>* p) {
@@ -147,15 +143,16 @@ HWY_INLINE size_t BeforeAligned(D d, const hn::TFromD<D>* p) {
 }
 
 // out[i] = the lanes of whole(i) for each whole vector of a row of n floats, then of part(i, count)
-// for the count lanes left (the others written nothing). An output of kStreamedBytes and more is
-// streamed from its first vector-aligned element on, its head a part too, unless it is one of the
-// inputs (in_place): their lines are in the cache already, and streamed stores to those took
-// float32 a += b over 16M values from 6.5 to 8.7 ms.
+// for the count lanes left (the others written nothing). An output of simd::streamed_bytes() and
+// more is streamed (non-temporal stores) from its first vector-aligned element on, its head a part
+// too, unless it is one of the inputs (in_place): their lines are in the cache already, and
+// streamed stores to those took float32 a += b over 16M values from 6.5 to 8.7 ms. Over 16M
+// values, one thread, on an Intel Xeon with AMX: float32 gelu 19 to 26 GB/s, a + b 18 to 30.
 template <class D, class Whole, class Part>
 HWY_INLINE void WriteRow(D d, float* out, int64_t n, bool in_place, const Whole& whole, const Part& part) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   int64_t i = 0;
-  if (!in_place && n * static_cast<int64_t>(sizeof(float)) >= kStreamedBytes) {
+  if (!in_place && n * static_cast<int64_t>(sizeof(float)) >= simd::streamed_bytes()) {
     const size_t head = BeforeAligned(d, out);
     StoreFirst(part(0, head), d, out, head);
     for (i = static_cast<int64_t>(head); i + lanes <= n; i += lanes) hn::Stream(whole(i), d, out + i);

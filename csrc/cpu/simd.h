@@ -9,6 +9,12 @@
 
 namespace tp::cpu::simd {
 
+// Outputs of this many bytes and more (per call) are written past the cache: 64 MiB, for the
+// reasons in streamed_stores.cpp. set_streamed_bytes returns the bound it replaces (the tests lower
+// it to reach that code with small tensors).
+int64_t streamed_bytes();
+int64_t set_streamed_bytes(int64_t bytes);
+
 // n contiguous 16-bit floats widened to float32 (exactly), and float32 rounded to them (to
 // nearest even, NaN to NaN), as core/half.h converts one value.
 void widen(const BFloat16* in, float* out, int64_t n);

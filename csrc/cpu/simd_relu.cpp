@@ -46,7 +46,14 @@ void ThresholdBackwardRow(const T* g, const T* y, T* out, float threshold, int64
   }
 }
 
-void ReluRowF32(const float* x, float* y, int64_t n) { ReluRow(x, y, n); }
+// float32 rows write through WriteRow, which streams the biggest outputs past the cache.
+void ReluRowF32(const float* x, float* y, int64_t n) {
+  const DF d;
+  const auto relu = [&](V v) { return hn::IfThenZeroElse(hn::Lt(v, hn::Zero(d)), v); };
+  WriteRow(
+      d, y, n, x == y, [&](int64_t i) { return relu(hn::LoadU(d, x + i)); },
+      [&](int64_t i, size_t count) { return relu(LoadFirst(d, x + i, count)); });
+}
 void ReluRowBF16(const uint16_t* x, uint16_t* y, int64_t n) { ReluRow(x, y, n); }
 void ThresholdBackwardRowF32(const float* g, const float* y, float* out, float t, int64_t n) {
   ThresholdBackwardRow(g, y, out, t, n);

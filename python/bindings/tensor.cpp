@@ -7,6 +7,7 @@
 #include "core/allocator.h"
 #include "core/parallel.h"
 #include "cpu/capability.h"
+#include "cpu/simd.h"
 
 namespace tp::python {
 
@@ -104,6 +105,7 @@ void init_tensor(nb::module_& m) {
   });
   m.def("_cpu_reset_peak_memory_stats", &cpu_reset_peak_stats);
   m.def("_cpu_capability", &cpu::cpu_capability);
+  m.def("_set_streamed_bytes", &cpu::simd::set_streamed_bytes, "bytes"_a);
   m.def("_cpu_empty_cache", &cpu_empty_cache);
 
   // Tensor(*sizes) is uninitialised float; Tensor(sequence) copies data (see tensorplay.tensor).

@@ -11,6 +11,15 @@ def restore_threads():
     tp.set_num_threads(before)
 
 
+@pytest.fixture
+def streamed_from_1_mib():
+    """Lowers the bound from which the SIMD kernels write outputs past the cache (64 MiB a call) to
+    1 MiB, so that a tensor of a few MB reaches that code on each of two threads; puts it back."""
+    before = tp._C._set_streamed_bytes(1 << 20)
+    yield
+    tp._C._set_streamed_bytes(before)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config):
     """Makes pytest's failure summary linear in the number of reports.

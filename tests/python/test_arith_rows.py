@@ -72,14 +72,14 @@ def test_alpha_within_one_rounding_step(op, other, alpha):
 
 
 @pytest.mark.parametrize("op", ["add", "sub", "mul", "div"])
-def test_a_large_float32_output_has_the_bits_of_small_ones(op):
-    """Outputs of 8 MiB and more are written past the cache, each thread's share from its first
-    vector-aligned element on: the bits must be those of small rows. The operands (4 x 65536 values
-    tiled 17 times, less a column) hold over 4M values, 8 MiB of float32 for each of two threads,
-    the second's share starting off a vector's boundary."""
+def test_a_large_float32_output_has_the_bits_of_small_ones(op, streamed_from_1_mib):
+    """Outputs past the streaming bound are written past the cache, each thread's share from its
+    first vector-aligned element on: the bits must be those of small rows. The operands (4 x 65536
+    values tiled 3 times, less a column) hold over 780K values, more than 1 MiB of float32 for each
+    of two threads, the second's share starting off a vector's boundary."""
     fn = getattr(tp, op)
     rng = np.random.default_rng(5)
     x, y = (rng.standard_normal((4, 1 << 16)).astype(np.float32) for _ in range(2))
-    want = np.tile(fn(tp.from_numpy(x), tp.from_numpy(y)).numpy().view(np.uint32), (17, 1))[:, 1:]
-    big_x, big_y = (tp.from_numpy(np.ascontiguousarray(np.tile(v, (17, 1))[:, 1:])) for v in (x, y))
+    want = np.tile(fn(tp.from_numpy(x), tp.from_numpy(y)).numpy().view(np.uint32), (3, 1))[:, 1:]
+    big_x, big_y = (tp.from_numpy(np.ascontiguousarray(np.tile(v, (3, 1))[:, 1:])) for v in (x, y))
     np.testing.assert_array_equal(fn(big_x, big_y).numpy().view(np.uint32), want)

@@ -413,14 +413,14 @@ def test_low_precision_to_float32_every_pattern(name):
 
 
 @pytest.mark.parametrize("name", list(TARGETS))
-def test_low_precision_to_float32_of_a_large_tensor_matches_a_small_one(name):
-    """Outputs of 8 MiB and more are written past the cache: the bits must be those of a small
-    widening (checked against torch above), into an aligned new tensor and into one that starts
-    4 bytes past a vector's boundary, head and tail included."""
+def test_low_precision_to_float32_of_a_large_tensor_matches_a_small_one(name, streamed_from_1_mib):
+    """Outputs past the streaming bound are written past the cache: the bits must be those of a
+    small widening (checked against torch above), into an aligned new tensor and into one that
+    starts 4 bytes past a vector's boundary, head and tail included."""
     patterns = np.arange(1 << 16, dtype=np.uint16)
     small = tp.from_numpy(patterns.view(np.int16).copy()).view(getattr(tp, name))
     expected = np.array(small.to(tp.float32).numpy()).view(np.uint32)
-    reps, extra = 65, 12345  # over 4M values: 8 MiB of float32 for each of two threads
+    reps, extra = 9, 12345  # over 600K values: more than 1 MiB of float32 for each of two threads
     bits = np.concatenate([np.tile(patterns, reps), patterns[:extra]])
     want = np.concatenate([np.tile(expected, reps), expected[:extra]])
     low = tp.from_numpy(bits.view(np.int16)).view(getattr(tp, name))

@@ -84,15 +84,15 @@ LARGE_OPS = {**{name: fns[0] for name, fns in OPS.items()},
 
 
 @pytest.mark.parametrize("op", list(LARGE_OPS))
-def test_a_large_row_has_the_bits_of_small_ones(op):
-    """Outputs of 8 MiB and more are written past the cache, each thread's share from its first
-    vector-aligned element on: the bits must be those the same values get in a small row, into a
-    new tensor (the second thread's share starts off a vector's boundary) and in place into a view
-    one float past one (in place, nothing is streamed)."""
+def test_a_large_row_has_the_bits_of_small_ones(op, streamed_from_1_mib):
+    """Outputs past the streaming bound are written past the cache, each thread's share from its
+    first vector-aligned element on: the bits must be those the same values get in a small row,
+    into a new tensor (the second thread's share starts off a vector's boundary) and in place into
+    a view one float past one (in place, nothing is streamed)."""
     fn = LARGE_OPS[op]
     pattern = float32_values()[:1 << 16]
     small = fn(tp.from_numpy(pattern.copy())).numpy().view(np.uint32)
-    reps, extra = 65, 12345  # over 4M values: 8 MiB of float32 for each of two threads
+    reps, extra = 9, 12345  # over 600K values: more than 1 MiB of float32 for each of two threads
     x = np.concatenate([np.tile(pattern, reps), pattern[:extra]])
     want = np.concatenate([np.tile(small, reps), small[:extra]])
     base = tp.from_numpy(np.concatenate([[np.float32(1)], x]))
