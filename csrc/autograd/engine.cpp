@@ -1,7 +1,6 @@
 #include "autograd/engine.h"
 
 #include <algorithm>
-#include <functional>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
@@ -75,21 +74,33 @@ void count_dependencies(GraphTask& task, const std::vector<Node*>& roots) {
 }
 
 // Marks the nodes that must run: targets, and nodes with a capture point or a needed node below.
+// A depth-first walk with its own stack, since graphs may be millions of nodes deep.
 void mark_needed(GraphTask& task, const std::vector<Node*>& roots) {
-  std::unordered_map<Node*, bool> memo;
-  std::function<bool(Node*)> visit = [&](Node* node) -> bool {
-    if (auto it = memo.find(node); it != memo.end()) return it->second;
+  std::unordered_map<Node*, bool> done;  // node -> needed, once all below it are known
+  std::vector<std::pair<Node*, bool>> stack;  // (node, whether its edges were pushed)
+  for (Node* r : roots) stack.emplace_back(r, false);
+  while (!stack.empty()) {
+    auto [node, expanded] = stack.back();
+    if (done.count(node)) {
+      stack.pop_back();
+      continue;
+    }
+    if (!expanded) {
+      stack.back().second = true;
+      for (const Edge& e : node->next_edges())
+        if (e.valid() && !done.count(e.function.get())) stack.emplace_back(e.function.get(), false);
+      continue;
+    }
+    stack.pop_back();
     bool needed = task.targets.count(node) > 0;
     for (const Edge& e : node->next_edges()) {
       if (!e.valid()) continue;
-      bool below = visit(e.function.get());
-      needed = needed || below || task.captures.count(e.function.get()) > 0;
+      auto below = done.find(e.function.get());
+      needed = needed || (below != done.end() && below->second) || task.captures.count(e.function.get()) > 0;
     }
-    memo[node] = needed;
+    done[node] = needed;
     if (needed) task.needed.insert(node);
-    return needed;
-  };
-  for (Node* r : roots) visit(r);
+  }
 }
 
 void execute(GraphTask& task, const TensorList& roots, const TensorList& grad_roots) {

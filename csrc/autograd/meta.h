@@ -4,9 +4,8 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <utility>
-#include <vector>
 
+#include "autograd/hooks.h"
 #include "autograd/node.h"
 
 namespace tp::autograd {
@@ -20,6 +19,8 @@ struct RetainedGrad {
 };
 
 struct AutogradMeta final : AutogradMetaInterface {
+  ~AutogradMeta() override;  // hands grad_fn to release_node (Note [Freeing deep graphs])
+
   bool requires_grad = false;  // a leaf whose gradient the user asked for
   Tensor grad;
   std::shared_ptr<Node> grad_fn;  // null for leaves
@@ -28,8 +29,8 @@ struct AutogradMeta final : AutogradMetaInterface {
   std::weak_ptr<Node> grad_accumulator;
   std::shared_ptr<RetainedGrad> retained;  // set by retain_grad() on a non-leaf
   // Hooks of a leaf, run by its AccumulateGrad: before accumulating, and after.
-  std::vector<std::pair<int, GradHook>> leaf_hooks;
-  std::vector<std::pair<int, PostAccumulateHook>> post_accumulate_hooks;
+  HookList<GradHook> leaf_hooks;
+  HookList<PostAccumulateHook> post_accumulate_hooks;
   std::mutex mutex;  // guards grad while gradients accumulate
 };
 

@@ -1,37 +1,46 @@
 #include "autograd/node.h"
 
-#include <algorithm>
-
 namespace tp::autograd {
 
 namespace {
 // Later nodes run first when several are ready, as in PyTorch.
 thread_local uint64_t next_sequence_nr = 0;
-std::atomic<int> next_hook_id{0};
+
+// The nodes waiting to be freed on this thread, and whether a release_node() below us frees them.
+thread_local std::vector<std::shared_ptr<Node>> pending_release;
+thread_local bool releasing = false;
 }  // namespace
 
 Node::Node() : sequence_nr_(next_sequence_nr++) {}
+
+Node::~Node() {
+  for (Edge& e : next_edges_)
+    if (e.function) release_node(std::move(e.function));
+}
+
+void release_node(std::shared_ptr<Node>&& node) {
+  pending_release.push_back(std::move(node));
+  if (releasing) return;  // the loop below, further up this thread's stack, frees it
+  releasing = true;
+  while (!pending_release.empty()) {
+    std::shared_ptr<Node> last = std::move(pending_release.back());
+    pending_release.pop_back();
+    last.reset();  // may run ~Node, which only queues the nodes it owned
+  }
+  releasing = false;
+}
 
 uint32_t Node::add_output(const Tensor& output) {
   outputs_.push_back({Shape(output.sizes().begin(), output.sizes().end()), output.dtype(), output.device()});
   return static_cast<uint32_t>(outputs_.size() - 1);
 }
 
-int Node::add_pre_hook(uint32_t output_nr, GradHook hook) {
-  int id = next_hook_id++;
-  pre_hooks_.push_back({id, output_nr, std::move(hook)});
-  return id;
-}
-
-void Node::remove_pre_hook(int id) {
-  std::erase_if(pre_hooks_, [id](const PreHook& h) { return h.id == id; });
-}
-
 void Node::run_pre_hooks(TensorList& grads) const {
-  for (const PreHook& h : pre_hooks_) {
+  auto hooks = pre_hooks_.snapshot();
+  if (!hooks) return;
+  for (const auto& [id, h] : *hooks) {
     if (h.output_nr >= grads.size() || !grads[h.output_nr].defined()) continue;
-    Tensor replaced = h.hook(grads[h.output_nr]);
-    if (replaced.defined()) grads[h.output_nr] = std::move(replaced);
+    grads[h.output_nr] = run_hook(h.hook, grads[h.output_nr]);
   }
 }
 

@@ -4,12 +4,11 @@
 // input pointing at the node that produced that input (or at the AccumulateGrad of a leaf).
 // The engine (engine.h) walks these edges from the loss back to the leaves.
 
-#include <atomic>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "autograd/hooks.h"
 #include "core/tensor.h"
 
 namespace tp::autograd {
@@ -31,13 +30,10 @@ struct GradMeta {
   Device device;
 };
 
-// A hook on a gradient; it may return a replacement (an undefined tensor keeps the gradient).
-using GradHook = std::function<Tensor(const Tensor&)>;
-
 class Node : public std::enable_shared_from_this<Node> {
  public:
   Node();
-  virtual ~Node() = default;
+  virtual ~Node();
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
 
@@ -60,21 +56,25 @@ class Node : public std::enable_shared_from_this<Node> {
   const GradMeta& output_meta(size_t i) const { return outputs_[i]; }
 
   // Hooks on the gradient of one output, run before apply (register_hook on a non-leaf).
-  int add_pre_hook(uint32_t output_nr, GradHook hook);
-  void remove_pre_hook(int id);
-  bool has_pre_hooks() const { return !pre_hooks_.empty(); }
+  int add_pre_hook(uint32_t output_nr, GradHook hook) { return pre_hooks_.add({output_nr, std::move(hook)}); }
+  void remove_pre_hook(int id) { pre_hooks_.remove(id); }
   void run_pre_hooks(TensorList& grads) const;
 
  private:
   struct PreHook {
-    int id;
     uint32_t output_nr;
     GradHook hook;
   };
   std::vector<Edge> next_edges_;
   std::vector<GradMeta> outputs_;
-  std::vector<PreHook> pre_hooks_;
+  HookList<PreHook> pre_hooks_;
   uint64_t sequence_nr_;
 };
+
+// Note [Freeing deep graphs]: a node owns the nodes its edges lead to, so dropping the last
+// reference to a chain of N nodes (an RNN unrolled over a long sequence, a running sum in a
+// loop) would run N nested destructors and overflow the stack. Nodes, and the tensors that own
+// nodes, hand them to release_node() instead, which frees them one after another on this thread.
+void release_node(std::shared_ptr<Node>&& node);
 
 }  // namespace tp::autograd

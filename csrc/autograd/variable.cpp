@@ -7,6 +7,10 @@
 
 namespace tp::autograd {
 
+AutogradMeta::~AutogradMeta() {
+  if (grad_fn) release_node(std::move(grad_fn));
+}
+
 AutogradMeta* meta(const Tensor& t) { return static_cast<AutogradMeta*>(t.impl()->autograd_meta()); }
 
 AutogradMeta& ensure_meta(const Tensor& t) {
@@ -129,11 +133,11 @@ void retain_grad(const Tensor& t) {
   // The hook shares a slot with the tensor rather than holding the tensor, which would make a
   // cycle through the tensor's own grad_fn.
   m.retained = std::make_shared<RetainedGrad>();
-  m.grad_fn->add_pre_hook(m.output_nr, [slot = m.retained](const Tensor& g) {
+  m.grad_fn->add_pre_hook(m.output_nr, {"retain_grad", [slot = m.retained](const Tensor& g) {
     std::lock_guard lock(slot->mutex);
     slot->grad = !slot->grad.defined() ? (is_grad_enabled() ? g : clone(g)) : add(slot->grad, g);
     return Tensor();
-  });
+  }});
 }
 
 // ---- In-place writes ----
@@ -311,10 +315,8 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   Tensor g = std::move(grads[0]);
   if (!g.defined()) return {};
   AutogradMeta& m = ensure_meta(variable_);
-  for (const auto& [id, hook] : m.leaf_hooks) {
-    Tensor replaced = hook(g);
-    if (replaced.defined()) g = std::move(replaced);
-  }
+  if (auto hooks = m.leaf_hooks.snapshot())
+    for (const auto& [id, hook] : *hooks) g = run_hook(hook, g);
   {
     std::lock_guard lock(m.mutex);
     if (!m.grad.defined()) {
@@ -332,7 +334,8 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
       add_(m.grad, g);
     }
   }
-  for (const auto& [id, hook] : m.post_accumulate_hooks) hook(variable_);
+  if (auto hooks = m.post_accumulate_hooks.snapshot())
+    for (const auto& [id, hook] : *hooks) hook(variable_);
   return {};
 }
 

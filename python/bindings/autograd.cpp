@@ -33,15 +33,17 @@ class PyRef {
 
 // A Python callable as a gradient hook: it may return a replacement gradient or None.
 autograd::GradHook python_hook(nb::object fn) {
+  nb::object name = nb::getattr(fn, "__name__", nb::none());
   auto ref = std::make_shared<PyRef>(std::move(fn));
-  return [ref](const Tensor& grad) -> Tensor {
-    nb::gil_scoped_acquire gil;
-    nb::object result = nb::borrow(ref->get())(wrap(grad));
-    if (result.is_none()) return {};
-    TP_CHECK_TYPE(is_tensor(result), "[register_hook] a hook must return a Tensor or None, got ",
-                  nb::type_name(result.type()).c_str());
-    return unwrap(result);
-  };
+  return {name.is_none() ? nb::repr(nb::borrow(ref->get())).c_str() : nb::str(name).c_str(),
+          [ref](const Tensor& grad) -> Tensor {
+            nb::gil_scoped_acquire gil;
+            nb::object result = nb::borrow(ref->get())(wrap(grad));
+            if (result.is_none()) return {};
+            TP_CHECK_TYPE(is_tensor(result), "[register_hook] a hook must return a Tensor or None, got ",
+                          nb::type_name(result.type()).c_str());
+            return unwrap(result);
+          }};
 }
 
 // The object register_hook returns; remove() unregisters the hook.
@@ -63,27 +65,21 @@ RemovableHandle register_hook(const Tensor& t, nb::object fn) {
       if (auto n = node.lock()) n->remove_pre_hook(id);
     }};
   }
-  static std::atomic<int> next_id{0};
-  int id = next_id++;
-  m.leaf_hooks.emplace_back(id, python_hook(std::move(fn)));
+  int id = m.leaf_hooks.add(python_hook(std::move(fn)));
   Tensor keep = t;
-  return {[keep, id] { std::erase_if(autograd::ensure_meta(keep).leaf_hooks, [id](auto& h) { return h.first == id; }); }};
+  return {[keep, id] { autograd::ensure_meta(keep).leaf_hooks.remove(id); }};
 }
 
 RemovableHandle register_post_accumulate_grad_hook(const Tensor& t, nb::object fn) {
   TP_CHECK(autograd::is_leaf(t) && autograd::requires_grad(t), "[register_post_accumulate_grad_hook] post accumulate "
            "grad hooks can only be registered on leaf tensors that require grad");
   auto ref = std::make_shared<PyRef>(std::move(fn));
-  static std::atomic<int> next_id{0};
-  int id = next_id++;
-  autograd::ensure_meta(t).post_accumulate_hooks.emplace_back(id, [ref](const Tensor& leaf) {
+  int id = autograd::ensure_meta(t).post_accumulate_hooks.add([ref](const Tensor& leaf) {
     nb::gil_scoped_acquire gil;
-    nb::borrow(ref->get())(wrap(leaf));
+    TP_CHECK(nb::borrow(ref->get())(wrap(leaf)).is_none(), "Tensor post accumulate grad hooks should return None.");
   });
   Tensor keep = t;
-  return {[keep, id] {
-    std::erase_if(autograd::ensure_meta(keep).post_accumulate_hooks, [id](auto& h) { return h.first == id; });
-  }};
+  return {[keep, id] { autograd::ensure_meta(keep).post_accumulate_hooks.remove(id); }};
 }
 
 // The node of a Python autograd.Function: calls the Function's backward with the GIL held.

@@ -5,6 +5,8 @@ PyTorch is the oracle. Most cases are a function of `m` (the module: tensorplay 
 the same NumPy-made inputs; the two runs must agree in values, dtypes, shapes, None-ness and exception classes.
 """
 
+import subprocess
+import sys
 import threading
 import zlib
 from dataclasses import dataclass, field
@@ -1474,6 +1476,143 @@ def test_post_accumulate_grad_hook_on_nonleaf_raises():
     check_same_error(lambda m: (m.ones(2, requires_grad=True) * 2).register_post_accumulate_grad_hook(lambda p: None))
 
 
+# Hooks changed while they run (Note [Hooks changed while they run]): a pass runs the hooks the
+# tensor had when the pass reached it.
+HOOK_TARGETS = ["leaf", "nonleaf"]
+
+
+def hooked(m, target):
+    """A leaf, the tensor whose hooks a case changes, and a loss through it."""
+    w = m.ones(3, requires_grad=True)
+    t = w if target == "leaf" else w * 3
+    return w, t, (t * 2).sum()
+
+
+@pytest.mark.parametrize("target", HOOK_TARGETS)
+def test_hooks_registered_by_a_running_hook_run_from_the_next_pass(target):
+    def scenario(m):
+        w, t, loss = hooked(m, target)
+        calls, handles = [], []
+
+        def hook(g):
+            calls.append("outer")
+            for _ in range(1000):  # enough to move the hook list while it is being run
+                handles.append(t.register_hook(lambda g: calls.append("inner")))
+            return g
+
+        for _ in range(50):
+            handles.append(t.register_hook(hook))
+        loss.backward(retain_graph=True)
+        first = len(calls)
+        loss.backward()
+        return dict(first=first, second=len(calls) - first, grad=w.grad, handles=len(handles))
+    check_same(scenario)
+
+
+@pytest.mark.parametrize("target", HOOK_TARGETS)
+def test_hooks_removed_by_a_running_hook_still_run_in_this_pass(target):
+    def scenario(m):
+        w, t, loss = hooked(m, target)
+        calls, handles = [], []
+
+        def remover(g):
+            calls.append("remover")
+            for h in handles:
+                h.remove()
+            return g * 2
+
+        handles.append(t.register_hook(remover))
+        handles.append(t.register_hook(lambda g: calls.append("second") or g + 1))
+        loss.backward(retain_graph=True)
+        loss.backward()
+        return dict(calls=calls, grad=w.grad)
+    check_same(scenario)
+
+
+def test_post_accumulate_hooks_changed_while_they_run():
+    def scenario(m):
+        w = m.ones(3, requires_grad=True)
+        calls, handles = [], []
+
+        def hook(p):
+            calls.append("outer")
+            handles.append(w.register_post_accumulate_grad_hook(lambda p: calls.append("inner")))
+            for h in handles[:-1]:
+                h.remove()
+
+        for _ in range(20):
+            handles.append(w.register_post_accumulate_grad_hook(hook))
+        for _ in range(3):
+            (w * 2).sum().backward()
+        return dict(calls=calls, grad=w.grad)
+    check_same(scenario)
+
+
+@pytest.mark.parametrize("target", HOOK_TARGETS)
+@pytest.mark.parametrize("change,match", [
+    (lambda m, g: m.ones(5), "has changed the size of value"),
+    (lambda m, g: g.double(), "has changed the type of value"),
+], ids=["size", "dtype"])
+def test_hook_may_not_change_the_gradient_size_or_type(target, change, match):
+    def scenario(m):
+        _, t, loss = hooked(m, target)
+        t.register_hook(lambda g: change(m, g))
+        loss.backward()
+    check_same_error(scenario, match=match)
+
+
+def test_hook_error_names_the_hook():
+    def scenario(m):
+        w = m.ones(3, requires_grad=True)
+
+        def scale_up(g):
+            return m.ones(2)
+
+        w.register_hook(scale_up)
+        (w * 2).sum().backward()
+    check_same_error(scenario, match="hook 'scale_up'")
+
+
+def test_post_accumulate_grad_hook_returning_a_value_raises():
+    def scenario(m):
+        w = m.ones(3, requires_grad=True)
+        w.register_post_accumulate_grad_hook(lambda p: p * 2)
+        (w * 2).sum().backward()
+    check_same_error(scenario, match="should return None")
+
+
+def test_hooks_registered_and_removed_while_other_threads_run_backward():
+    w = tp.ones(3, requires_grad=True)
+    done = threading.Event()
+    errors = []
+
+    def churn():
+        while not done.is_set():
+            handles = [w.register_hook(lambda g: g) for _ in range(20)]
+            handles += [w.register_post_accumulate_grad_hook(lambda p: None) for _ in range(5)]
+            for h in handles:
+                h.remove()
+
+    def backward():
+        try:
+            for _ in range(500):
+                (w * 2).sum().backward()
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+
+    churner = threading.Thread(target=churn)
+    workers = [threading.Thread(target=backward) for _ in range(2)]
+    churner.start()
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join()
+    done.set()
+    churner.join()
+    assert not errors
+    np.testing.assert_array_equal(w.grad.numpy(), np.full(3, 2000.0, np.float32))
+
+
 # ---------------------------------------------------------------------------------------------
 # In-place safety
 
@@ -1769,6 +1908,25 @@ def test_function_mark_non_differentiable():
     check_same(scenario)
 
 
+def test_function_mark_non_differentiable_on_an_input_returned_unchanged():
+    def scenario(m):
+        class PassThrough(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.mark_non_differentiable(x)
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+        x = m.ones(2, requires_grad=True)
+        out = PassThrough.apply(x)
+        return dict(requires_grad=out.requires_grad, grad_fn=out.grad_fn, same_object=out is x,
+                    input_requires_grad=x.requires_grad)
+    check_same(scenario)
+
+
 @pytest.mark.parametrize("materialize", [True, False], ids=["materialize", "no_materialize"])
 def test_function_set_materialize_grads(materialize):
     def scenario(m):
@@ -1914,6 +2072,35 @@ def test_gradcheck_builtin_ops(name):
     for m in (torch, tp):
         leaves = [m.tensor(a, dtype=m.float64, requires_grad=True) for a in arrays]
         assert m.autograd.gradcheck(lambda *xs: fn(m, *xs), leaves, eps=1e-6, atol=1e-5) is True, m.__name__
+
+
+# ---------------------------------------------------------------------------------------------
+# Deep graphs (Note [Freeing deep graphs]): an RNN unrolled over a long sequence, a running sum.
+# Neither backward nor freeing the graph may recurse once per node; each case runs in its own
+# interpreter, so a stack overflow fails the case and not the run.
+
+DEPTH = 100_000
+DEEP_GRAPHS = {
+    "chain_of_scalar_products": "y = x\nfor _ in range(D):\n    y = y * 1.0",
+    "chain_saving_its_inputs": "y = x\nfor _ in range(D):\n    y = y * x",
+    "running_sum": "y = x * 0\nfor _ in range(D):\n    y = y + x",
+}
+DEEP_USES = {
+    "backward_then_free": "y.sum().backward()\ngrad = x.grad\ndel y",
+    "autograd_grad": "(grad,) = tp.autograd.grad(y.sum(), [x])\ndel y",
+    "free_unused": "del y\ngrad = None",
+}
+
+
+@pytest.mark.parametrize("use", list(DEEP_USES))
+@pytest.mark.parametrize("graph", list(DEEP_GRAPHS))
+def test_deep_graph_runs_and_frees_without_recursion(graph, use):
+    code = (f"import tensorplay as tp\nD = {DEPTH}\nx = tp.full((3,), 1.0, dtype=tp.float64, requires_grad=True)\n"
+            f"{DEEP_GRAPHS[graph]}\n{DEEP_USES[use]}\nprint(None if grad is None else grad.tolist())\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, f"the interpreter died with return code {result.returncode}: {result.stderr[-500:]}"
+    expected = {"chain_of_scalar_products": 1.0, "chain_saving_its_inputs": DEPTH + 1.0, "running_sum": DEPTH * 1.0}[graph]
+    assert result.stdout.strip() == ("None" if use == "free_unused" else str([expected] * 3))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -82,14 +82,23 @@ class Function:
         outs = (outputs,) if single else outputs
         # An input returned unchanged (and not marked dirty) is returned as a new alias, so that it
         # can carry this Function's history without rewriting the input's.
+        # A non-differentiable mark on such an input carries over to its alias.
         dirty = ctx._dirty
-        outs = tuple(o.detach() if isinstance(o, Tensor) and any(o is a for a in args) and
-                     not any(o is d for d in dirty) else o for o in outs)
+        non_differentiable = list(ctx._non_differentiable)
+        aliased = []
+        for o in outs:
+            if isinstance(o, Tensor) and any(o is a for a in args) and not any(o is d for d in dirty):
+                alias = o.detach()
+                if any(o is n for n in ctx._non_differentiable):
+                    non_differentiable.append(alias)
+                o = alias
+            aliased.append(o)
+        outs = tuple(aliased)
 
         def backward(*grads):
             return cls.backward(ctx, *grads)
 
         ctx._node = _C._record_function(cls.__name__ + "Backward", backward, list(args), list(outs),
-                                        list(ctx._non_differentiable), list(dirty), list(ctx._to_save),
+                                        non_differentiable, list(dirty), list(ctx._to_save),
                                         ctx._materialize_grads)
         return outs[0] if single else outs
