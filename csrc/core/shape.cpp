@@ -28,6 +28,17 @@ Shape contiguous_strides(IntArrayRef sizes) {
   return strides;
 }
 
+std::optional<int64_t> storage_extent(IntArrayRef sizes, IntArrayRef strides) {
+  if (std::find(sizes.begin(), sizes.end(), 0) != sizes.end()) return 0;
+  int64_t extent = 1;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    int64_t span = 0;
+    if (__builtin_mul_overflow(sizes[d] - 1, strides[d], &span) || __builtin_add_overflow(extent, span, &extent))
+      return std::nullopt;
+  }
+  return extent;
+}
+
 bool is_dense_layout(IntArrayRef sizes, IntArrayRef strides) {
   std::vector<size_t> dims(sizes.size());
   std::iota(dims.begin(), dims.end(), 0);

@@ -29,6 +29,9 @@ class IntArrayRef : public std::span<const int64_t> {
 int64_t numel(IntArrayRef sizes);
 // Row-major strides, in elements.
 Shape contiguous_strides(IntArrayRef sizes);
+// The elements a strided layout spans from its first one, 1 + sum((size - 1) * stride), or 0 when
+// it holds none; nullopt when that overflows int64 (sizes and strides come from users).
+std::optional<int64_t> storage_extent(IntArrayRef sizes, IntArrayRef strides);
 // Whether strides lay sizes out densely without overlap: some permutation of a contiguous
 // layout (a transposed matrix, a channels-last image), as PyTorch's is_non_overlapping_and_dense.
 bool is_dense_layout(IntArrayRef sizes, IntArrayRef strides);

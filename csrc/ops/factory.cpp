@@ -31,19 +31,12 @@ Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, OptionalDType dtype
   TP_CHECK(sizes.size() == strides.size(), "[empty_strided] sizes ", to_string(sizes), " and strides ",
            to_string(strides), " have different lengths");
   ScalarType t = dtype.value_or(get_default_dtype());
-  // Bytes spanned: (1 + sum((size - 1) * stride)) * itemsize, refusing sizes whose count overflows.
-  int64_t extent = 1, elements = 1, nbytes = 0;
-  bool overflow = false;
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    TP_CHECK(strides[d] >= 0, "[empty_strided] negative strides are not supported: ", to_string(strides));
-    overflow |= __builtin_mul_overflow(elements, sizes[d], &elements);
-    int64_t span = 0;
-    if (sizes[d] > 0)
-      overflow |= __builtin_mul_overflow(sizes[d] - 1, strides[d], &span) || __builtin_add_overflow(extent, span, &extent);
-  }
-  if (elements == 0) extent = 0;
-  overflow |= __builtin_mul_overflow(extent, itemsize(t), &nbytes);
-  TP_CHECK(!overflow, "[empty] Storage size calculation overflowed with sizes=", to_string(sizes));
+  for (int64_t stride : strides)
+    TP_CHECK(stride >= 0, "[empty_strided] negative strides are not supported: ", to_string(strides));
+  auto extent = storage_extent(sizes, strides);
+  int64_t nbytes = 0;
+  TP_CHECK(extent && !__builtin_mul_overflow(*extent, itemsize(t), &nbytes), "[empty] Storage size calculation "
+           "overflowed with sizes=", to_string(sizes), " and strides=", to_string(strides));
   device = device.with_index();
   auto storage = Storage::make(allocate(device, static_cast<size_t>(nbytes)), static_cast<size_t>(nbytes), device);
   auto impl = intrusive_ptr<TensorImpl>::make(std::move(storage), t, Shape(sizes.begin(), sizes.end()),

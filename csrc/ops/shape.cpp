@@ -225,15 +225,17 @@ Tensor as_strided(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, std::
   TP_CHECK(sizes.size() == strides.size(), "[as_strided] mismatch in length of strides and shape");
   int64_t offset = storage_offset.value_or(t.storage_offset());
   TP_CHECK(offset >= 0, "[as_strided] Tensor: invalid storage offset ", offset);
-  int64_t extent = 1;
   for (size_t d = 0; d < sizes.size(); ++d) {
     TP_CHECK(sizes[d] >= 0, "[as_strided] Trying to create tensor with negative dimension ", sizes[d]);
     TP_CHECK(strides[d] >= 0,
              "[as_strided] Negative strides are not supported at the moment, got strides: ", to_string(strides));
-    if (sizes[d] == 0) extent = 0;
-    if (extent) extent += (sizes[d] - 1) * strides[d];
   }
-  int64_t needed = extent ? (offset + extent) * t.itemsize() : 0;
+  auto extent = storage_extent(sizes, strides);
+  int64_t needed = 0;
+  TP_CHECK(extent && (*extent == 0 || (!__builtin_add_overflow(offset, *extent, &needed) &&
+                                       !__builtin_mul_overflow(needed, t.itemsize(), &needed))),
+           "[as_strided] Storage size calculation overflowed with sizes=", to_string(sizes), " and strides=",
+           to_string(strides));
   int64_t available = static_cast<int64_t>(t.impl()->storage()->nbytes());
   TP_CHECK(needed <= available, "[as_strided] sizes ", to_string(sizes), ", strides ", to_string(strides),
            ", storage offset ", offset, " and itemsize ", t.itemsize(), " requiring a storage size of ", needed,
