@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <type_traits>
 #include <vector>
@@ -41,8 +42,9 @@ Acc pairwise_sum(const T* x, int64_t n) {
 }
 
 // One reduction: an accumulator type, its identity, how to fold a row and combine partials.
-template <class T, ReduceOp kOp>
+template <class T_, ReduceOp kOp>
 struct Reducer {
+  using T = T_;
   using M = opmath_t<T>;
   using Acc = std::conditional_t<kOp == ReduceOp::All || kOp == ReduceOp::Any, bool, M>;
 
@@ -75,6 +77,17 @@ struct Reducer {
     }
   }
 
+  // Folds partial results of consecutive parts of a row (pairwise, for sums).
+  static Acc combine(const std::vector<Acc>& partial) {
+    if constexpr (kOp == ReduceOp::Sum && !std::is_same_v<Acc, bool>) {
+      return pairwise_sum<Acc>(partial.data(), static_cast<int64_t>(partial.size()));
+    } else {
+      Acc acc = partial[0];
+      for (size_t c = 1; c < partial.size(); ++c) acc = step(acc, static_cast<M>(partial[c]));
+      return acc;
+    }
+  }
+
   static Acc row(const T* x, int64_t n) {
     if constexpr (kOp == ReduceOp::Sum) {
       return pairwise_sum<Acc>(x, n);
@@ -85,6 +98,71 @@ struct Reducer {
     }
   }
 };
+
+// Whether t reads some element more than once (an expanded tensor): a contiguous copy of it
+// would be larger than its memory, without bound (ones(1, n).expand(n, n)).
+bool overlaps(const Tensor& t) {
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (t.stride(d) == 0 && t.size(d) > 1) return true;
+  return false;
+}
+
+// Copies elements [begin, end) of the strided `rows`, in row-major order, into dst.
+template <class T>
+void gather(const Tensor& rows, int64_t begin, int64_t end, T* dst) {
+  const int64_t last = rows.dim() - 1, inner = rows.size(last), inner_stride = rows.stride(last);
+  DimVector<int64_t> index(last + 1, 0);
+  for (int64_t d = last, rest = begin; d >= 0; --d) {
+    index[d] = rest % rows.size(d);
+    rest /= rows.size(d);
+  }
+  const T* base = static_cast<const T*>(rows.data_ptr());
+  while (begin < end) {
+    const T* src = base;
+    for (int64_t d = 0; d <= last; ++d) src += index[d] * rows.stride(d);
+    const int64_t n = std::min(inner - index[last], end - begin);
+    for (int64_t i = 0; i < n; ++i) *dst++ = src[i * inner_stride];
+    begin += n;
+    index[last] += n;
+    for (int64_t d = last; d > 0 && index[d] == rows.size(d); --d) {
+      index[d] = 0;
+      ++index[d - 1];
+    }
+  }
+}
+
+// The general case for inputs that overlap themselves: each output reduces its row of `rows`
+// ([kept..., reduced...], strided) a bounded chunk at a time, gathered into a buffer, and folds
+// the chunks' partial results, so memory stays bounded whatever the expanded size.
+template <class R, class Out>
+void reduce_in_chunks(Out* o, const Tensor& rows, int64_t kept, int64_t reduced) {
+  using T = typename R::T;
+  constexpr int64_t kChunk = 16384;
+  const int64_t chunks = (reduced + kChunk - 1) / kChunk;
+  // Chunk c of the row starting at element `start`.
+  auto part = [&](int64_t start, int64_t c, T* buffer) {
+    const int64_t lo = c * kChunk, hi = std::min(reduced, lo + kChunk);
+    gather(rows, start + lo, start + hi, buffer);
+    return R::row(buffer, hi - lo);
+  };
+  std::vector<typename R::Acc> partial(std::max<int64_t>(chunks, 1), R::identity());
+  if (kept == 1) {  // a full reduction: split the one row's chunks across threads
+    parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
+      auto buffer = std::make_unique_for_overwrite<T[]>(kChunk);
+      for (int64_t c = b; c < e; ++c) partial[c] = part(0, c, buffer.get());
+    });
+    o[0] = static_cast<Out>(R::combine(partial));
+    return;
+  }
+  parallel_for(0, kept, std::max<int64_t>(1, kGrain / std::max<int64_t>(reduced, 1)), [&](int64_t b, int64_t e) {
+    auto buffer = std::make_unique_for_overwrite<T[]>(std::min(reduced, kChunk));
+    std::vector<typename R::Acc> parts(partial);
+    for (int64_t k = b; k < e; ++k) {
+      for (int64_t c = 0; c < chunks; ++c) parts[c] = part(k * reduced, c, buffer.get());
+      o[k] = static_cast<Out>(R::combine(parts));
+    }
+  });
+}
 
 template <class T, class Out, ReduceOp kOp>
 void reduce_typed(const Tensor& out, const Tensor& in, const std::vector<bool>& mask) {
@@ -148,7 +226,9 @@ void reduce_typed(const Tensor& out, const Tensor& in, const std::vector<bool>& 
   // General case: [kept..., reduced...] with dense reduced rows.
   for (int64_t d = 0; d < ndim; ++d)
     if (mask[d]) order.push_back(d);
-  Tensor rows = permute(in, order).contiguous();
+  Tensor rows = permute(in, order);
+  if (overlaps(rows)) return reduce_in_chunks<R>(o, rows, kept, reduced);
+  rows = rows.contiguous();
   const T* x = static_cast<const T*>(rows.data_ptr());
   if (kept == 1) {  // a full reduction: split the one row across threads
     const int64_t chunks = std::min<int64_t>(get_num_threads(), std::max<int64_t>(1, reduced / kGrain));
@@ -159,12 +239,7 @@ void reduce_typed(const Tensor& out, const Tensor& in, const std::vector<bool>& 
         partial[c] = R::row(x + lo, hi - lo);
       }
     });
-    typename R::Acc acc = partial[0];
-    for (int64_t c = 1; c < chunks; ++c) {
-      if constexpr (kOp == ReduceOp::Sum) acc = acc + partial[c];
-      else acc = R::step(acc, static_cast<typename R::M>(partial[c]));
-    }
-    o[0] = static_cast<Out>(acc);
+    o[0] = static_cast<Out>(R::combine(partial));
     return;
   }
   parallel_for(0, kept, std::max<int64_t>(1, kGrain / std::max<int64_t>(reduced, 1)), [&](int64_t b, int64_t e) {
