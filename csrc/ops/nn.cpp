@@ -129,12 +129,17 @@ Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& running_mean
   Tensor x = compute_input(input);
   Tensor mean, var;
   if (training) {
-    const int64_t count = input.numel() / std::max<int64_t>(C, 1);
-    TP_CHECK_VALUE(count > 1, "[batch_norm] Expected more than 1 value per channel when training, got input size ",
+    const int64_t count = C ? input.numel() / C : 0;
+    TP_CHECK_VALUE(count != 1, "[batch_norm] Expected more than 1 value per channel when training, got input size ",
                    to_string(input.sizes()));
-    mean = tp::mean(x, dims);
-    var = tp::var(x, dims, 0);  // normalise with the biased variance
-    if (running_mean && running_var) {
+    if (count == 0) {  // an empty batch: nothing to normalise, no statistics to update (as in PyTorch)
+      mean = zeros({C}, x.dtype(), x.device());
+      var = ones({C}, x.dtype(), x.device());
+    } else {
+      mean = tp::mean(x, dims);
+      var = tp::var(x, dims, 0);  // normalise with the biased variance
+    }
+    if (running_mean && running_var && count > 0) {
       NoGradGuard no_grad;  // the running statistics are buffers, not part of the graph
       Tensor unbiased = mul(var.detach(), static_cast<double>(count) / static_cast<double>(count - 1));
       lerp_(*running_mean, to(mean.detach(), running_mean->dtype()), momentum);

@@ -56,7 +56,8 @@ DLType to_dlpack(ScalarType t) {
 
 // `reinterpret`: read the array's bytes as this dtype (bfloat16 arrives as uint16).
 Tensor from_numpy(nb::object array, std::optional<ScalarType> reinterpret) {
-  nb::ndarray<nb::numpy, nb::device::cpu> nd;
+  // Read-only arrays are shared too (from_numpy warns about them, as PyTorch does).
+  nb::ndarray<nb::ro, nb::numpy, nb::device::cpu> nd;
   TP_CHECK_TYPE(nb::try_cast(array, nd), "[from_numpy] can't convert a NumPy array of dtype ",
                 nb::str(array.attr("dtype")).c_str(), "; the supported types are float64, float32, float16, "
                 "int64, int32, int16, int8, uint8, bool and ml_dtypes.bfloat16");
@@ -73,14 +74,10 @@ Tensor from_numpy(nb::object array, std::optional<ScalarType> reinterpret) {
                    "around this by making a copy of your array  with array.copy().)");
     if (strides[d] < 0) strides[d] = 0;
   }
-  int64_t extent = 1;
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    if (sizes[d] == 0) extent = 0;
-    if (extent) extent += (sizes[d] - 1) * strides[d];
-  }
+  const int64_t extent = storage_extent(sizes, strides).value();  // NumPy's own memory: it fits
   // The storage keeps the array alive; its last reference may drop on any thread.
   auto* owner = array.inc_ref().ptr();
-  DataPtr data(nd.data(), owner, [](void*, void* ctx) {
+  DataPtr data(const_cast<void*>(nd.data()), owner, [](void*, void* ctx) {
     nb::gil_scoped_acquire gil;
     Py_DECREF(static_cast<PyObject*>(ctx));
   });

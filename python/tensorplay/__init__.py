@@ -6,7 +6,23 @@
 tensor(54.)
 """
 
-from tensorplay import _C
+def _refuse_subinterpreters():
+    # The extension's types and state belong to one interpreter; a second copy in a
+    # sub-interpreter would abort the whole process, so the import fails cleanly instead.
+    try:
+        import _xxsubinterpreters as interpreters  # CPython 3.8 - 3.12
+    except ImportError:
+        try:
+            import _interpreters as interpreters  # CPython 3.13 and later
+        except ImportError:
+            return
+    if interpreters.get_current() != interpreters.get_main():
+        raise ImportError("tensorplay cannot be imported in a sub-interpreter: import it in the main interpreter")
+
+
+_refuse_subinterpreters()
+
+from tensorplay import _C  # noqa: E402
 from tensorplay._C import *  # noqa: F401,F403  (ops, dtypes, Tensor, device, Generator)
 from tensorplay._C import Tensor, device, dtype, Generator
 from tensorplay._C import _amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_

@@ -3,6 +3,7 @@
 import builtins
 import collections.abc
 import numbers
+import warnings
 
 import ml_dtypes
 import numpy as np
@@ -18,10 +19,21 @@ def from_numpy(ndarray):
     """A tensor sharing memory with a NumPy array (ml_dtypes.bfloat16 arrays included)."""
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
-    if ndarray.dtype == _BFLOAT16:
-        return _C._from_numpy(ndarray.view(np.uint16), _C.bfloat16)
     if not ndarray.dtype.isnative:
         raise TypeError("from_numpy: the array must be in native byte order")
+    if not ndarray.flags.aligned:
+        # Kernels read elements through typed pointers, which must be aligned: such an array
+        # (a view into a byte buffer at an odd offset) is copied instead of shared.
+        warnings.warn("The given NumPy array is not aligned for its dtype; tensorplay copied it, so writes to the "
+                      "tensor will not reach the array.", UserWarning, stacklevel=2)
+        ndarray = ndarray.copy()
+    elif not ndarray.flags.writeable:
+        warnings.warn("The given NumPy array is not writable, and tensorplay does not support non-writable tensors. "
+                      "This means writing to this tensor will result in undefined behavior. You may want to copy "
+                      "the array to protect its data or make it writable before converting it to a tensor.",
+                      UserWarning, stacklevel=2)
+    if ndarray.dtype == _BFLOAT16:
+        return _C._from_numpy(ndarray.view(np.uint16), _C.bfloat16)
     return _C._from_numpy(ndarray)
 
 

@@ -406,6 +406,24 @@ def test_a_thread_started_inside_a_region_starts_with_autocast_off():
     assert seen == {"state": (False, bf16, True), "dtype": f32}
 
 
+def test_a_region_left_in_another_thread_exits_silently():
+    """As in PyTorch: the leaving thread takes the state saved at the entry, the entering one keeps its own."""
+    region = tensorplay.autocast("cpu", dtype=f16)
+    seen = {}
+
+    def enter():
+        region.__enter__()
+        seen["entered"] = cpu_state()
+
+    t = threading.Thread(target=enter)
+    t.start()
+    t.join()
+    before = cpu_state()
+    assert region.__exit__(None, None, None) is False
+    assert seen["entered"] == (True, f16, True)
+    assert before == cpu_state() == (False, bf16, True)
+
+
 def test_many_threads_in_many_regions_stay_isolated():
     configs = [(bf16, True), (f16, True), (bf16, False), (f16, False)] * 2
     barrier = threading.Barrier(len(configs))

@@ -253,3 +253,17 @@ def test_huge_size_raises_runtime_error_without_crashing(expr):
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, f"the interpreter died with return code {result.returncode}: {result.stderr[-500:]}"
     assert result.stdout.startswith("RuntimeError"), result.stdout + result.stderr[-500:]
+
+
+@pytest.mark.parametrize("main_imports_first", [True, False], ids=["after_main", "before_main"])
+def test_import_in_a_sub_interpreter_raises_import_error(main_imports_first):
+    """The extension lives in one interpreter: a sub-interpreter's import fails cleanly, and the
+    main interpreter's import still works after it."""
+    code = ("import warnings\nwarnings.simplefilter('ignore')\nimport _xxsubinterpreters as si\n"
+            + ("import tensorplay\n" if main_imports_first else "")
+            + "try:\n    si.run_string(si.create(), 'import tensorplay')\nexcept Exception as e:\n    print(e)\n"
+            "import tensorplay\nprint(tensorplay.ones(2).sum().item())\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, f"the interpreter died with return code {result.returncode}: {result.stderr[-500:]}"
+    assert result.stdout.splitlines() == ["<class 'ImportError'>: tensorplay cannot be imported in a sub-interpreter: "
+                                          "import it in the main interpreter", "2.0"]

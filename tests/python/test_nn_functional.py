@@ -165,6 +165,27 @@ def test_batch_norm_training_updates_running_stats_like_torch(momentum):
     assert_same(p_var, t_var, rtol=1e-5, atol=1e-6, what="running_var (unbiased)")
 
 
+@pytest.mark.parametrize("shape", [(0, 3), (0, 3, 4)], ids=["2d", "3d"])
+def test_batch_norm_training_on_an_empty_batch_like_torch(shape):
+    """An empty batch normalises to an empty output and leaves the running statistics as they were."""
+    outs, stats, grads = [], [], []
+    for m in (torch, tensorplay):
+        mean, var = m.ones(3), m.full((3,), 2.0)
+        x, w = m.ones(*shape, requires_grad=True), m.ones(3, requires_grad=True)
+        out = m.nn.functional.batch_norm(x, mean, var, w, None, training=True)
+        out.sum().backward()
+        outs.append(tuple(out.shape))
+        stats.append((mean.tolist(), var.tolist()))
+        grads.append((tuple(x.grad.shape), w.grad.tolist()))
+    assert outs[0] == outs[1] and stats[0] == stats[1] and grads[0] == grads[1]
+
+
+def test_batch_norm_training_on_one_value_per_channel_raises():
+    for m in (torch, tensorplay):
+        with pytest.raises(ValueError, match="Expected more than 1 value per channel"):
+            m.nn.functional.batch_norm(m.ones(1, 3), None, None, training=True)
+
+
 @pytest.mark.parametrize("shape", [(5,), (3, 5), (2, 3, 5), (2, 3, 4, 5)], ids=["1d", "2d", "3d", "4d"])
 @pytest.mark.parametrize("name", ["softmax", "log_softmax"])
 def test_softmax_implicit_dim_like_torch(name, shape):

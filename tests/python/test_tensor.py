@@ -5,6 +5,7 @@ m = torch, so the test id is the expression itself.
 """
 
 import math
+import warnings
 
 import ml_dtypes
 import numpy as np
@@ -84,6 +85,32 @@ def test_factory_shape_and_dtype(expr):
 
 def test_empty_strided_strides():
     assert tp.empty_strided((2, 3), (1, 2)).stride() == torch.empty_strided((2, 3), (1, 2)).stride()
+
+
+def read_only(array):
+    array.flags.writeable = False
+    return array
+
+
+# Arrays that are not plain writable memory: read-only, broadcast (stride 0), unaligned.
+ODD_ARRAYS = {
+    "read_only": (lambda: read_only(np.arange(6.0, dtype=np.float32).reshape(2, 3)), "not writable"),
+    "broadcast": (lambda: np.broadcast_to(np.arange(3.0), (2, 3)), "not writable"),
+    "unaligned": (lambda: np.arange(13, dtype=np.uint8)[1:].view(np.float32), "not aligned"),
+}
+
+
+@pytest.mark.parametrize("kind", list(ODD_ARRAYS))
+def test_from_numpy_of_odd_arrays_works_with_a_warning(kind):
+    make, warning = ODD_ARRAYS[kind]
+    with pytest.warns(UserWarning, match=warning):
+        ours = tp.from_numpy(make())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = torch.from_numpy(make())
+    assert_same(ours, theirs)
+    if kind != "unaligned":  # shared, as in PyTorch (an unaligned array is copied)
+        assert ours.stride() == theirs.stride()
 
 
 LIKE_SOURCES = {

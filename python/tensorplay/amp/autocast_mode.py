@@ -99,6 +99,10 @@ class autocast:
 
     def __exit__(self, exc_type, exc_value, traceback):
         thread = threading.get_ident()
+        if thread not in self._open:
+            # Left in another thread than the one that entered it: as in PyTorch, this thread
+            # takes the state saved at the latest entry, and the entering thread keeps its own.
+            thread = next(reversed(self._open))
         regions = self._open[thread]
         _C._amp._exit_region(regions.pop())
         if not regions:
