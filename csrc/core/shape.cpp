@@ -103,7 +103,8 @@ Shape infer_size(const char* op, IntArrayRef requested, int64_t total) {
       infer = static_cast<int64_t>(i);
     } else {
       TP_CHECK(out[i] >= 0, "[", op, "] invalid shape dimension ", out[i]);
-      known *= out[i];
+      TP_CHECK(!__builtin_mul_overflow(known, out[i], &known), "[", op, "] shape '", to_string(requested),
+               "' is invalid for input of size ", total);
     }
   }
   if (infer >= 0) {

@@ -174,10 +174,20 @@ class FlipBackward final : public autograd::Node {
   Shape dims_;
 };
 
+// t's storage offset moved by index steps of stride: a view's offset, checked for overflow.
+int64_t view_offset(const char* op, const Tensor& t, int64_t index, int64_t stride) {
+  int64_t offset = 0;
+  TP_CHECK(!__builtin_mul_overflow(index, stride, &offset) &&
+               !__builtin_add_overflow(offset, t.storage_offset(), &offset),
+           "[", op, "] invalid storage offset: ", t.storage_offset(), " + ", index, " * ", stride, " overflows int64");
+  return offset;
+}
+
 // A view of t, recorded with node N (built from args) when t requires grad. A view made under
 // no_grad of a tensor that requires grad still requires grad, as a leaf (as in PyTorch).
 template <class N, class... Args>
 Tensor recorded_view(const Tensor& t, Shape sizes, Shape strides, int64_t offset, Args&&... args) {
+  TP_CHECK(offset >= 0, "[view] invalid storage offset ", offset);
   autograd::Record<N> record({&t}, std::forward<Args>(args)...);
   Tensor view = record.finish(make_view(t, std::move(sizes), std::move(strides), offset));
   if (!record && !is_grad_enabled() && autograd::requires_grad(t)) autograd::ensure_meta(view).requires_grad = true;
@@ -349,7 +359,10 @@ Tensor expand(const Tensor& t, IntArrayRef sizes) {
       TP_CHECK(target >= 0, "[expand] the expanded size of the tensor (", target,
                ") isn't allowed in a leading, non-existing dimension ", i);
       out_sizes[i] = target;
-      out_strides[i] = 0;
+      // A new dim of size 1 steps over the dims inside it, as unsqueeze's does (PyTorch's strides).
+      int64_t over_inner = 0;  // an overflow here means an empty tensor, whose strides nothing reads
+      if (i < ndim - 1 && __builtin_mul_overflow(out_sizes[i + 1], out_strides[i + 1], &over_inner)) over_inner = 0;
+      out_strides[i] = target != 1 || i == ndim - 1 ? 0 : over_inner;  // a 0-dim tensor's new dims: 0, as PyTorch's
       continue;
     }
     int64_t size = t.size(d);
@@ -406,6 +419,7 @@ Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim) {
   int64_t start = wrap_dim("flatten", start_dim, t.dim()), end = wrap_dim("flatten", end_dim, t.dim());
   if (t.dim() == 0) return reshape(t, IntArrayRef{1});
   TP_CHECK(start <= end, "[flatten] start_dim cannot come after end_dim");
+  if (start == end) return t;
   Shape sizes(t.sizes().begin(), t.sizes().begin() + start);
   sizes.push_back(numel(t.sizes().subspan(start, end - start + 1)));
   sizes.insert(sizes.end(), t.sizes().begin() + end + 1, t.sizes().end());
@@ -432,12 +446,16 @@ Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::op
   auto clamp_index = [size](int64_t i) { return std::clamp(i < 0 ? i + size : i, int64_t{0}, size); };
   int64_t lo = start ? clamp_index(*start) : 0;
   int64_t hi = end ? clamp_index(*end) : size;
-  int64_t length = hi > lo ? (hi - lo + step - 1) / step : 0;
+  int64_t length = hi > lo ? (hi - lo - 1) / step + 1 : 0;
   Shape sizes(t.sizes().begin(), t.sizes().end()), strides(t.strides().begin(), t.strides().end());
   sizes[d] = length;
-  strides[d] *= step;
+  // Wraps as PyTorch's does, and refuses a stride that wraps negative as it does. The product
+  // overflows only where the view has at most one element along d, or none at all, so the
+  // stride is never used to reach an element.
+  strides[d] = static_cast<int64_t>(static_cast<uint64_t>(strides[d]) * static_cast<uint64_t>(step));
+  TP_CHECK(strides[d] >= 0, "[slice] the stride ", t.stride(d), " times the step ", step, " overflows int64");
   return recorded_view<ViewScatterBackward>(t, std::move(sizes), std::move(strides),
-                                            t.storage_offset() + lo * t.stride(d), "SliceBackward0", t,
+                                            view_offset("slice", t, lo, t.stride(d)), "SliceBackward0", t,
                                             [d, lo, hi, step](const Tensor& x) { return slice(x, d, lo, hi, step); });
 }
 
@@ -449,7 +467,7 @@ Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
   TP_CHECK_INDEX(start >= -size && start <= size, "[narrow] start out of range (expected to be in range of [", -size,
                  ", ", size, "], but got ", start, ")");
   if (start < 0) start += size;
-  TP_CHECK(length >= 0 && start + length <= size, "[narrow] start (", start, ") + length (", length,
+  TP_CHECK(length >= 0 && length <= size - start, "[narrow] start (", start, ") + length (", length,
            ") exceeds dimension size (", size, ")");
   return slice(t, d, start, start + length, 1);
 }
@@ -461,7 +479,7 @@ Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
   const int64_t length = std::max<int64_t>(
       0, offset >= 0 ? std::min(t.size(d1), t.size(d2) - offset) : std::min(t.size(d1) + offset, t.size(d2)));
   int64_t start = t.storage_offset();
-  if (length > 0) start += offset >= 0 ? offset * t.stride(d2) : -offset * t.stride(d1);
+  if (length > 0) start = offset >= 0 ? view_offset("diagonal", t, offset, t.stride(d2)) : view_offset("diagonal", t, -offset, t.stride(d1));
   Shape sizes, strides;
   for (int64_t d = 0; d < t.dim(); ++d)
     if (d != d1 && d != d2) sizes.push_back(t.size(d)), strides.push_back(t.stride(d));
@@ -478,7 +496,7 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index) {
                  " with size ", size);
   if (index < 0) index += size;
   Shape sizes(t.sizes().begin(), t.sizes().end()), strides(t.strides().begin(), t.strides().end());
-  int64_t offset = t.storage_offset() + index * t.stride(d);
+  int64_t offset = view_offset("select", t, index, t.stride(d));
   sizes.erase(sizes.begin() + d);
   strides.erase(strides.begin() + d);
   return recorded_view<ViewScatterBackward>(t, std::move(sizes), std::move(strides), offset, "SelectBackward0", t,
@@ -513,7 +531,7 @@ TensorList split(const Tensor& t, int64_t split_size, int64_t dim) {
            "[split] split_size can only be 0 if dimension size is 0, but got dimension size of ", size);
   Shape sizes;
   if (size == 0) sizes.push_back(0);  // one empty piece, as in PyTorch
-  for (int64_t start = 0; start < size; start += split_size) sizes.push_back(std::min(split_size, size - start));
+  for (int64_t start = 0; start < size; start += sizes.back()) sizes.push_back(std::min(split_size, size - start));
   return split_with_sizes(t, sizes, d);
 }
 
@@ -521,8 +539,9 @@ TensorList chunk(const Tensor& t, int64_t chunks, int64_t dim) {
   TP_CHECK(t.dim() > 0, "[chunk] expects at least a 1-dimensional tensor");
   TP_CHECK(chunks > 0, "[chunk] expects `chunks` to be greater than 0, got: ", chunks);
   int64_t size = t.size(wrap_dim("chunk", dim, t.dim()));
-  int64_t split_size = (size + chunks - 1) / chunks;
-  if (split_size == 0 && size == 0) {
+  int64_t split_size = size == 0 ? 0 : (size - 1) / chunks + 1;
+  if (size == 0) {
+    TP_CHECK(chunks <= static_cast<int64_t>(Shape().max_size()), "[chunk] cannot split into ", chunks, " pieces");
     return split_with_sizes(t, Shape(chunks, 0), dim);
   }
   return split(t, split_size, dim);

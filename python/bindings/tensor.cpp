@@ -52,6 +52,7 @@ Tensor to_method(const Tensor& self, nb::args args, nb::kwargs kwargs) {
 nb::class_<PyTensor>& tensor_class() { return *g_tensor_class; }
 
 Shape sizes_arg(const nb::args& args, const char* op) {
+  TP_CHECK_TYPE(args.size() > 0, op, "() missing 1 required positional argument: the sizes (or dims)");
   Shape sizes;
   if (args.size() == 1 && !PyLong_Check(args[0].ptr()) && !is_tensor(args[0])) {
     TP_CHECK_TYPE(nb::try_cast(args[0], sizes), "[", op, "] expected a sequence of integers or ints, got ",
@@ -122,6 +123,7 @@ void init_tensor(nb::module_& m) {
       .def_prop_ro("device", [](const Tensor& t) { return t.device(); })
       .def_prop_ro("ndim", [](const Tensor& t) { return t.dim(); })
       .def_prop_ro("is_cuda", [](const Tensor& t) { return t.device().is_cuda(); })
+      .def_prop_ro("is_meta", [](const Tensor& t) { return t.device().is_meta(); })
       .def_prop_ro("is_cpu", [](const Tensor& t) { return t.device().is_cpu(); })
       .def_prop_ro("itemsize", [](const Tensor& t) { return t.itemsize(); })
       .def_prop_ro("nbytes", [](const Tensor& t) { return t.nbytes(); })
