@@ -46,6 +46,11 @@ struct GraphTask {
   // Keeps the inputs' nodes alive: a leaf's AccumulateGrad may be owned by nothing else.
   std::vector<std::shared_ptr<Node>> input_nodes;
 
+  // Whether a node runs: every node of a full pass; with explicit inputs, the nodes leading to them.
+  bool runs(Node* node) const { return !prune || needed.count(node); }
+  // Whether gradients are sent to a node: it runs, or its gradient is picked up there.
+  bool wanted(Node* node) const { return runs(node) || captures.count(node); }
+
   void add_gradient(const Edge& edge, Tensor grad, const Node& producer) {
     TensorList& buffer = buffers[edge.function.get()];
     buffer.resize(edge.function->num_outputs());
@@ -148,12 +153,17 @@ void execute(GraphTask& task, const TensorList& roots, const TensorList& grad_ro
     TensorList grads = std::move(task.buffers[node]);
     task.buffers.erase(node);
     grads.resize(node->num_outputs());
-    node->run_pre_hooks(grads);
-    if (auto it = task.captures.find(node); it != task.captures.end())
-      for (auto [output_nr, slot] : it->second) task.captured[slot] = accumulate(task.captured[slot], grads[output_nr]);
+    // Hooks see every gradient that arrives; a node runs only when the pass needs it, and sends
+    // gradients only where they are wanted. As in PyTorch's engine, a captured gradient is taken
+    // before the hooks of a node that runs, and after those of one that does not.
+    const bool runs = task.runs(node);
+    if (!runs) node->run_pre_hooks(grads);
+    if (auto capture = task.captures.find(node); capture != task.captures.end())
+      for (auto [output_nr, slot] : capture->second) task.captured[slot] = accumulate(task.captured[slot], grads[output_nr]);
 
     TensorList out;
-    if (!task.prune || task.needed.count(node)) {
+    if (runs) {
+      node->run_pre_hooks(grads);
       bool any = false;
       for (const Tensor& g : grads) any = any || g.defined();
       if (any) out = node->apply(std::move(grads));
@@ -163,7 +173,8 @@ void execute(GraphTask& task, const TensorList& roots, const TensorList& grad_ro
     for (size_t i = 0; i < edges.size(); ++i) {
       const Edge& e = edges[i];
       if (!e.valid()) continue;
-      if (i < out.size() && out[i].defined()) task.add_gradient(e, std::move(out[i]), *node);
+      if (i < out.size() && out[i].defined() && task.wanted(e.function.get()))
+        task.add_gradient(e, std::move(out[i]), *node);
       if (--task.dependencies[e.function.get()] == 0 && queued.insert(e.function.get()).second) {
         keep_alive.push_back(e.function);
         ready.push(e.function.get());
@@ -191,7 +202,8 @@ void backward(const TensorList& roots, const TensorList& grad_roots, const Backw
   }
   execute(task, roots, grad_roots);
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (!task.captured[i].defined()) continue;
+    // A non-leaf that retains its grad got it from its retain_grad hook already.
+    if (!task.captured[i].defined() || meta(inputs[i])->retained) continue;
     Tensor previous = grad(inputs[i]);
     set_grad(inputs[i], previous.defined() ? add(previous, task.captured[i]) : task.captured[i]);
   }

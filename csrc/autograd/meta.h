@@ -12,10 +12,13 @@ namespace tp::autograd {
 
 using PostAccumulateHook = std::function<void(const Tensor&)>;
 
-// The .grad of a non-leaf that called retain_grad(), filled by a hook on its grad_fn.
+// The .grad of a non-leaf that called retain_grad(), filled by a hook on its grad_fn (the node
+// is held weakly: it owns the hook, which owns this).
 struct RetainedGrad {
   std::mutex mutex;
   Tensor grad;
+  std::weak_ptr<Node> node;
+  int hook_id = -1;
 };
 
 struct AutogradMeta final : AutogradMetaInterface {

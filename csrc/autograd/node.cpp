@@ -36,11 +36,13 @@ uint32_t Node::add_output(const Tensor& output) {
 }
 
 void Node::run_pre_hooks(TensorList& grads) const {
-  auto hooks = pre_hooks_.snapshot();
-  if (!hooks) return;
-  for (const auto& [id, h] : *hooks) {
-    if (h.output_nr >= grads.size() || !grads[h.output_nr].defined()) continue;
-    grads[h.output_nr] = run_hook(h.hook, grads[h.output_nr]);
+  for (const HookList<PreHook>* list : {&pre_hooks_, &retain_grad_hooks_}) {
+    auto hooks = list->snapshot();
+    if (!hooks) continue;
+    for (const auto& [id, h] : *hooks) {
+      if (h.output_nr >= grads.size() || !grads[h.output_nr].defined()) continue;
+      grads[h.output_nr] = run_hook(h.hook, grads[h.output_nr]);
+    }
   }
 }
 

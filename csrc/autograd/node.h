@@ -50,15 +50,27 @@ class Node : public std::enable_shared_from_this<Node> {
   bool needs_input_grad(size_t i) const { return i < next_edges_.size() && next_edges_[i].valid(); }
   uint64_t sequence_nr() const { return sequence_nr_; }
 
+ protected:
+  // Makes the node run before every other ready one (AccumulateGrad, as in PyTorch).
+  void run_first() { sequence_nr_ = UINT64_MAX; }
+
+ public:
+
   // Registers a forward output; returns its index.
   uint32_t add_output(const Tensor& output);
   size_t num_outputs() const { return outputs_.size(); }
   const GradMeta& output_meta(size_t i) const { return outputs_[i]; }
 
-  // Hooks on the gradient of one output, run before apply (register_hook on a non-leaf).
+  // Hooks on the gradient of one output, run before apply (register_hook on a non-leaf), and
+  // before the gradient is returned where autograd.grad asks for it.
   int add_pre_hook(uint32_t output_nr, GradHook hook) { return pre_hooks_.add({output_nr, std::move(hook)}); }
   void remove_pre_hook(int id) { pre_hooks_.remove(id); }
-  void run_pre_hooks(TensorList& grads) const;
+  // retain_grad's hooks, which run after the others (they keep the gradient the hooks made).
+  int add_retain_grad_hook(uint32_t output_nr, GradHook hook) {
+    return retain_grad_hooks_.add({output_nr, std::move(hook)});
+  }
+  void remove_retain_grad_hook(int id) { retain_grad_hooks_.remove(id); }
+  virtual void run_pre_hooks(TensorList& grads) const;
 
  private:
   struct PreHook {
@@ -67,7 +79,7 @@ class Node : public std::enable_shared_from_this<Node> {
   };
   std::vector<Edge> next_edges_;
   std::vector<GradMeta> outputs_;
-  HookList<PreHook> pre_hooks_;
+  HookList<PreHook> pre_hooks_, retain_grad_hooks_;
   uint64_t sequence_nr_;
 };
 

@@ -130,10 +130,18 @@ void retain_grad(const Tensor& t) {
   TP_CHECK(requires_grad(t), "[retain_grad] can't retain_grad on Tensor that has requires_grad=False");
   AutogradMeta& m = ensure_meta(t);
   if (!m.grad_fn || m.retained) return;  // a leaf keeps its grad anyway
-  // The hook shares a slot with the tensor rather than holding the tensor, which would make a
-  // cycle through the tensor's own grad_fn.
   m.retained = std::make_shared<RetainedGrad>();
-  m.grad_fn->add_pre_hook(m.output_nr, {"retain_grad", [slot = m.retained](const Tensor& g) {
+  attach_retained_grad(m);
+}
+
+// The hook shares a slot with the tensor rather than holding the tensor, which would make a cycle
+// through the tensor's own grad_fn. It moves with the tensor to the history an in-place write
+// gives it, as in PyTorch.
+void attach_retained_grad(AutogradMeta& m) {
+  RetainedGrad& slot = *m.retained;
+  if (auto old = slot.node.lock()) old->remove_retain_grad_hook(slot.hook_id);
+  slot.node = m.grad_fn;
+  slot.hook_id = m.grad_fn->add_retain_grad_hook(m.output_nr, {"retain_grad", [slot = m.retained](const Tensor& g) {
     std::lock_guard lock(slot->mutex);
     slot->grad = !slot->grad.defined() ? (is_grad_enabled() ? g : clone(g)) : add(slot->grad, g);
     return Tensor();
@@ -159,7 +167,9 @@ class CopySlices final : public Node {
     std::vector<Edge> edges{gradient_edge(base)};
     for (size_t i = 0; i < fn_->next_edges().size(); ++i) {
       const Edge& e = fn_->next_edges()[i];
-      bool is_old_view = e.valid() && e.function == view_old_edge.function && e.input_nr == view_old_edge.input_nr;
+      // The op's first input is the view's old value; another input may be the same tensor (v.add_(v)).
+      bool is_old_view = i == 0 && e.valid() && e.function == view_old_edge.function &&
+                         e.input_nr == view_old_edge.input_nr;
       slot_.push_back(is_old_view ? -1 : static_cast<int>(edges.size()));
       if (!is_old_view) edges.push_back(e);
     }
@@ -233,6 +243,7 @@ void refresh_view_history(const Tensor& t, AutogradMeta& m) {
   m.grad_fn = node;
   m.output_nr = node->add_output(t);
   m.history_version = t.version();
+  if (m.retained) attach_retained_grad(m);
 }
 
 }  // namespace
@@ -259,12 +270,14 @@ const Tensor& assign_inplace(const Tensor& self, const Tensor& result, std::stri
              "is being used in an in-place operation.");
   }
   Edge old_edge = gradient_edge(self);
+  // A promoted result (float32 += float64) is cast back first, so gradients reach self in its dtype.
+  const Tensor value = result.dtype() == self.dtype() ? result : to(result, self.dtype());
   {
     NoGradGuard no_grad;  // the values move; the history is rewritten below
     Tensor target = self;
-    copy_(target, result);
+    copy_(target, value);
   }
-  std::shared_ptr<Node> fn = grad_fn(result);
+  std::shared_ptr<Node> fn = grad_fn(value);
   if (!fn) {
     // The new values do not depend on anything that requires grad: the old ones get zero.
     // "fill_" -> "FillBackward0"
@@ -279,20 +292,25 @@ const Tensor& assign_inplace(const Tensor& self, const Tensor& result, std::stri
     base_meta.grad_fn = slices;
     base_meta.output_nr = slices->add_output(base);
     base_meta.history_version = base.version();
+    if (base_meta.retained) attach_retained_grad(base_meta);
     auto view_fn = std::make_shared<AsStridedBackward>(base, self);
     m.grad_fn = view_fn;
     m.output_nr = view_fn->add_output(self);
   } else {
     m.grad_fn = fn;
-    m.output_nr = meta(result) && meta(result)->grad_fn ? meta(result)->output_nr : 0;
+    m.output_nr = meta(value) && meta(value)->grad_fn ? meta(value)->output_nr : 0;
   }
+  if (m.retained) attach_retained_grad(m);
   m.history_version = self.version();
   return self;
 }
 
 // ---- Leaves ----
 
-AccumulateGrad::AccumulateGrad(Tensor variable) : variable_(std::move(variable)) { add_output(variable_); }
+AccumulateGrad::AccumulateGrad(Tensor variable) : variable_(std::move(variable)) {
+  add_output(variable_);
+  run_first();
+}
 
 namespace {
 
@@ -311,19 +329,25 @@ bool can_keep(const Tensor& g) {
 
 }  // namespace
 
+void AccumulateGrad::run_pre_hooks(TensorList& grads) const {
+  if (!grads[0].defined()) return;
+  if (auto hooks = ensure_meta(variable_).leaf_hooks.snapshot())
+    for (const auto& [id, hook] : *hooks) grads[0] = run_hook(hook, grads[0]);
+  Node::run_pre_hooks(grads);
+}
+
 TensorList AccumulateGrad::apply(TensorList&& grads) {
   Tensor g = std::move(grads[0]);
   if (!g.defined()) return {};
   AutogradMeta& m = ensure_meta(variable_);
-  if (auto hooks = m.leaf_hooks.snapshot())
-    for (const auto& [id, hook] : *hooks) g = run_hook(hook, g);
   {
     std::lock_guard lock(m.mutex);
     if (!m.grad.defined()) {
       // Keep the gradient itself where it can be kept (no longer a view: .grad never is);
       // otherwise a copy laid out like the leaf.
       if (can_keep(g)) {
-        m.grad = g.impl()->view_base() ? detach(g) : g;
+        // A view's base would be part of .grad; with create_graph a clone keeps the history.
+        m.grad = !g.impl()->view_base() ? g : is_grad_enabled() ? clone(g) : detach(g);
       } else {
         m.grad = empty_like(variable_);
         copy_(m.grad, g);

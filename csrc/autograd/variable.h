@@ -29,6 +29,8 @@ const Tensor& set_history(const Tensor& output, const std::shared_ptr<Node>& nod
 Tensor detach(const Tensor& t);
 void detach_(const Tensor& t);
 void retain_grad(const Tensor& t);
+// Puts retain_grad's hook on t's current history (after retain_grad and after an in-place write).
+void attach_retained_grad(AutogradMeta& m);
 
 // In-place ops: when grad mode is on and self or an input requires grad, the op runs out of
 // place, its result is written into self, and self (or, for a view, its base) takes the result's
@@ -41,6 +43,8 @@ class AccumulateGrad final : public Node {
  public:
   explicit AccumulateGrad(Tensor variable);
   std::string name() const override { return "tensorplay::autograd::AccumulateGrad"; }
+  // The leaf's own hooks (register_hook on a leaf) are this node's pre-hooks.
+  void run_pre_hooks(TensorList& grads) const override;
   TensorList apply(TensorList&& grads) override;
   const Tensor& variable() const { return variable_; }
 

@@ -74,7 +74,7 @@ class SumBackward final : public autograd::Node {
 // exclusive products from the left times exclusive products from the right.
 Tensor product_of_others(const Tensor& x, int64_t dim) {
   const int64_t n = x.size(dim);
-  if (n == 1) return ones_like(x);
+  if (n <= 1) return ones_like(x);  // one element, or none (an empty product's gradient is empty)
   Tensor one = ones_like(narrow(x, dim, 0, 1));
   Tensor left = cat({one, narrow(cumprod(x, dim), dim, 0, n - 1)}, dim);
   Tensor right = flip(cat({one, narrow(cumprod(flip(x, {dim}), dim), dim, 0, n - 1)}, dim), {dim});
@@ -147,9 +147,11 @@ Tensor run_reduce(const char* op, ReduceOp kind, const Tensor& t, const std::vec
   bool direct = out_dtype == t.dtype() || out_dtype == ScalarType::Bool ||
                 (is_reduced_float(t.dtype()) && out_dtype == ScalarType::Float32);
   Tensor in = direct ? t : to(t, out_dtype);
-  Tensor out = empty(kept_dims_shape(in, mask), out_dtype, in.device());
-  backend(in.device()).reduce(kind, out, in, mask);
-  return keepdim ? out : view(out, reduced_shape(in, mask, false));
+  // The result is allocated in its own shape, and the kernel writes it through a view with the
+  // reduced dims kept: the result itself is no view (an in-place op on it must keep its history).
+  Tensor out = empty(reduced_shape(in, mask, keepdim), out_dtype, in.device());
+  backend(in.device()).reduce(kind, keepdim ? out : view(out, kept_dims_shape(in, mask)), in, mask);
+  return out;
 }
 
 // sum and prod accumulate integers (and bool) in int64 unless a dtype is given.
@@ -185,16 +187,14 @@ std::pair<Tensor, Tensor> arg_extreme(const char* op, const char* node, ArgReduc
   TP_CHECK_INDEX(t.dim() == 0 || t.size(d) > 0, "[", op, "] Expected reduction dim ", d, " to have non-zero size.");
   std::vector<bool> mask(t.dim(), false);
   if (t.dim()) mask[d] = true;
-  Shape shape = kept_dims_shape(t, mask);
+  Shape shape = reduced_shape(t, mask, keepdim);
   Tensor values = empty(shape, t.dtype(), t.device());
   Tensor indices = empty(shape, ScalarType::Int64, t.device());
   {
     autograd::Record<SelectedBackward> record({node ? &t : nullptr}, node, Reduction(t, mask, keepdim), d);
-    backend(t.device()).arg_reduce(kind, values, indices, t, d);
-    if (!keepdim && t.dim()) {
-      values = squeeze(values, {d});
-      indices = squeeze(indices, {d});
-    }
+    // Written through views with dim d kept, so that the results are no views (see run_reduce).
+    Shape kept = kept_dims_shape(t, mask);
+    backend(t.device()).arg_reduce(kind, view(values, kept), view(indices, kept), t, d);
     if (record) record->indices = indices;
     record.finish(values);
   }
@@ -513,7 +513,7 @@ class CumprodBackward final : public autograd::Node {
   TensorList apply(TensorList&& grads) override {
     Tensor x = input.unpack(*this), y = output.unpack(*this), g = grads[0];
     if (x.numel() == 0 || x.dim() == 0) return {g};
-    if (all(ne(x, 0)).item<bool>()) return {div(flip(cumsum(flip(mul(g, y), {dim_}), dim_), {dim_}), x)};
+    if (!x.has_data() || all(ne(x, 0)).item<bool>()) return {div(flip(cumsum(flip(mul(g, y), {dim_}), dim_), {dim_}), x)};
     const int64_t n = x.size(dim_);
     TensorList s(n), result(n);
     s[n - 1] = select(g, dim_, n - 1);
@@ -586,10 +586,14 @@ Tensor run_softmax(const char* op, const Tensor& t, int64_t dim, OptionalDType d
   int64_t d = wrap_dim(op, dim, t.dim());
   autograd::Record<SoftmaxBackward> record({&t}, d, log);
   Tensor in = dtype ? to(t, *dtype) : t;
-  if (in.numel() == 0) return record.finish(empty_like(in));  // PyTorch returns empty ones of any dtype
-  if (!is_floating_point(in.dtype())) fail_unsupported_dtype(op, in.dtype());
-  Tensor out = empty(t.sizes(), in.dtype(), t.device());
-  backend(t.device()).softmax(out, in, d, log);
+  Tensor out;
+  if (in.numel() == 0) {
+    out = empty_like(in);  // PyTorch returns empty ones of any dtype
+  } else {
+    if (!is_floating_point(in.dtype())) fail_unsupported_dtype(op, in.dtype());
+    out = empty(t.sizes(), in.dtype(), t.device());
+    backend(t.device()).softmax(out, in, d, log);
+  }
   record.finish(out);
   if (record) record->output = autograd::SavedTensor(out, true);
   return out;

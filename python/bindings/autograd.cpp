@@ -76,7 +76,10 @@ RemovableHandle register_post_accumulate_grad_hook(const Tensor& t, nb::object f
   auto ref = std::make_shared<PyRef>(std::move(fn));
   int id = autograd::ensure_meta(t).post_accumulate_hooks.add([ref](const Tensor& leaf) {
     nb::gil_scoped_acquire gil;
-    TP_CHECK(nb::borrow(ref->get())(wrap(leaf)).is_none(), "Tensor post accumulate grad hooks should return None.");
+    nb::object result = nb::borrow(ref->get())(wrap(leaf));
+    TP_CHECK_TYPE(result.is_none() || is_tensor(result), "expected Variable, but hook returned '",
+                  nb::type_name(result.type()).c_str(), "'");
+    TP_CHECK(result.is_none(), "Tensor post accumulate grad hooks should return None.");
   });
   Tensor keep = t;
   return {[keep, id] { autograd::ensure_meta(keep).post_accumulate_hooks.remove(id); }};

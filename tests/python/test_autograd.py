@@ -2103,6 +2103,17 @@ def test_deep_graph_runs_and_frees_without_recursion(graph, use):
     assert result.stdout.strip() == ("None" if use == "free_unused" else str([expected] * 3))
 
 
+@pytest.mark.parametrize("op", ["softmax", "log_softmax", "prod"])
+def test_backward_through_an_empty_tensor(op):
+    """softmax of an empty tensor crashed in backward (it had saved no output), prod raised."""
+    def scenario(m):
+        x = m.ones(0, 3, requires_grad=True)
+        y = getattr(m, op)(x, 0)
+        y.sum().backward()
+        return x.grad
+    check_same(scenario)
+
+
 # ---------------------------------------------------------------------------------------------
 # Bad input
 
