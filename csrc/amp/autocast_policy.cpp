@@ -15,7 +15,8 @@ struct Row {
 };
 
 constexpr std::array<Row, kNumOps> kTable = {{
-#define TP_AUTOCAST_ROW(op, cpu, cuda) {#op, {Policy::cpu, Policy::cuda}},
+// Meta tensors are never cast: autocast is not available for them, as in PyTorch.
+#define TP_AUTOCAST_ROW(op, cpu, cuda) {#op, {Policy::cpu, Policy::cuda, Policy::InputDtype}},
     TP_AUTOCAST_OPS(TP_AUTOCAST_ROW)
 #undef TP_AUTOCAST_ROW
 }};

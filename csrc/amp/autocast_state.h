@@ -16,7 +16,8 @@ namespace tp::amp {
 
 struct AutocastState {
   uint8_t enabled_mask = 0;  // bit i: autocast on for DeviceType i
-  std::array<ScalarType, kNumDeviceTypes> dtype{ScalarType::BFloat16, ScalarType::Float16};  // CPU, CUDA
+  // CPU, CUDA, meta (where autocast is never on)
+  std::array<ScalarType, kNumDeviceTypes> dtype{ScalarType::BFloat16, ScalarType::Float16, ScalarType::Float32};
   bool cache_enabled = true;
   int nesting = 0;   // autocast regions entered and not yet left
   int excluded = 0;  // > 0 while an autocast op's body runs

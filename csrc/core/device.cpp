@@ -6,12 +6,19 @@
 
 namespace tp {
 
-std::string_view name(DeviceType t) { return t == DeviceType::CPU ? "cpu" : "cuda"; }
+std::string_view name(DeviceType t) {
+  switch (t) {
+    case DeviceType::CPU: return "cpu";
+    case DeviceType::CUDA: return "cuda";
+    case DeviceType::Meta: return "meta";
+  }
+  return "?";
+}
 
 DeviceType parse_device_type(std::string_view s) {
-  if (s == "cpu") return DeviceType::CPU;
-  if (s == "cuda") return DeviceType::CUDA;
-  TP_FAIL("Expected one of cpu, cuda device type at start of device string: ", s);
+  for (DeviceType t : {DeviceType::CPU, DeviceType::CUDA, DeviceType::Meta})
+    if (s == name(t)) return t;
+  TP_FAIL("Expected one of cpu, cuda, meta device type at start of device string: ", s);
 }
 
 Device::Device(DeviceType t, int i) : type(t), index(i) {

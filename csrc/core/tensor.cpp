@@ -16,6 +16,7 @@ int64_t Tensor::stride(int64_t d) const {
 
 Scalar Tensor::item() const {
   TP_CHECK(numel() == 1, "[item] a Tensor with ", numel(), " elements cannot be converted to Scalar");
+  TP_CHECK(!device().is_meta(), "Tensor.item() cannot be called on meta tensors");
   return visit_dtype("item", dtype(), [&](auto t) -> Scalar {
     using T = decltype(t);
     return Scalar(*static_cast<const T*>(data_ptr()));

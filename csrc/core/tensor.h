@@ -45,6 +45,8 @@ class Tensor {
              " but the tensor has ", name(dtype()));
     return static_cast<T*>(impl_->data());
   }
+  // Whether the tensor holds values (a meta tensor has none): ops check values only where it does.
+  bool has_data() const { return !device().is_meta(); }
   // The value of a one-element tensor.
   Scalar item() const;
   template <class T>

@@ -1,13 +1,24 @@
 #include "dispatch/backend.h"
 
-#include "cpu/backend.h"
+#include <array>
 
 namespace tp {
 
+namespace {
+std::array<Backend*, kNumDeviceTypes>& registry() {
+  static std::array<Backend*, kNumDeviceTypes> backends{};
+  return backends;
+}
+}  // namespace
+
+void register_backend(DeviceType type, Backend& kernels) { registry()[static_cast<int>(type)] = &kernels; }
+
 Backend& backend(Device device) {
-  static cpu::CpuBackend cpu;
-  if (device.is_cpu()) return cpu;
-  TP_FAIL("no kernels for ", device.str(), ": tensorplay was built without CUDA support");
+  static const bool registered = (register_builtin_backends(), true);
+  (void)registered;
+  Backend* kernels = registry()[static_cast<int>(device.type)];
+  TP_CHECK(kernels, "no kernels for ", device.str(), ": tensorplay was built without CUDA support");
+  return *kernels;
 }
 
 }  // namespace tp

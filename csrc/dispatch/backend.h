@@ -4,7 +4,7 @@
 // Ops normalise their arguments (check shapes, promote dtypes, broadcast, allocate the output) and
 // then call the kernel of their device through this interface. A kernel sees operands that already
 // agree: the dtype it is told, inputs expanded to the output's shape, outputs allocated. Each
-// device type implements the interface once: cpu/backend.cpp, and cuda/backend.cpp when built.
+// device type implements the interface once (cpu/backend.h, meta/backend.h) and registers it.
 
 #include <cstdint>
 #include <array>
@@ -160,5 +160,9 @@ class Backend {
 
 // The backend for a device; a device type this build lacks raises a clear RuntimeError.
 Backend& backend(Device device);
+// Makes `kernels` the backend of a device type.
+void register_backend(DeviceType type, Backend& kernels);
+// Registers the backends built into the library (backends.cpp); backend() calls it once.
+void register_builtin_backends();
 
 }  // namespace tp

@@ -252,8 +252,10 @@ Tensor binary_scalar_into(const BinarySpec& spec, const Tensor& out, const Tenso
 // be two atomic updates of its count, which made up a tenth of a small op's time.
 const Tensor& operand(const Tensor& t, ScalarType dtype, const Tensor& out, Tensor& holder) {
   const bool unaliased_already = t.impl() == out.impl() || t.impl()->storage() != out.impl()->storage();
-  if (t.dtype() == dtype && std::ranges::equal(t.sizes(), out.sizes()) && unaliased_already) return t;
-  holder = unaliased(expand(to(t, dtype), out.sizes()), out);
+  if (t.dtype() == dtype && std::ranges::equal(t.sizes(), out.sizes()) && unaliased_already &&
+      t.device() == out.device())
+    return t;
+  holder = unaliased(expand(to(t, out.device(), dtype), out.sizes()), out);
   return holder;
 }
 
@@ -265,7 +267,7 @@ Tensor binary_into(const BinarySpec& spec, const Tensor& out, const Tensor& a, c
     if (alpha.to_double() != 1) value = Scalar(value.to_double() * as_applied(spec, alpha, dtype).to_double());
     if (is_floating_point(dtype) || !value.is_floating_point()) return binary_scalar_into(spec, out, a, value, dtype);
   }
-  if (integer_division(spec, dtype)) {
+  if (integer_division(spec, dtype) && b.has_data()) {
     TP_CHECK(!any(eq(b, 0)).item<bool>(), "[", spec.name, "] ZeroDivisionError");
   }
   Tensor x_holder, y_holder;
@@ -275,15 +277,13 @@ Tensor binary_into(const BinarySpec& spec, const Tensor& out, const Tensor& a, c
 }
 
 Tensor binary(const BinarySpec& spec, const Tensor& a, const Tensor& b, const Scalar& alpha = 1) {
-  TP_CHECK(a.device() == b.device(), "[", spec.name,
-           "] Expected all tensors to be on the same device, but found at "
-           "least two devices, ",
-           a.device().str(), " and ", b.device().str(), "!");
+  const Device device = common_device(spec.name, {&a, &b});
   Shape shape = broadcast_shapes(spec.name, a.sizes(), b.sizes());  // before the dtype's support, as in PyTorch
   ScalarType dtype = compute_dtype(spec, result_type(a, b));
   autograd::Record<BinaryBackward> record({spec.node ? &a : nullptr, spec.node ? &b : nullptr}, spec, alpha,
                                           std::nullopt, dtype);
-  Tensor out = elementwise_output(shape, result_dtype(spec, dtype), std::ranges::equal(a.sizes(), shape) ? a : b);
+  const bool like_a = std::ranges::equal(a.sizes(), shape) && a.device() == device;
+  Tensor out = elementwise_output(shape, result_dtype(spec, dtype), like_a ? a : b);
   binary_into(spec, out, a, b, dtype, alpha);
   record.finish(out);
   if (record) save_for_backward(*record.node(), spec, a, &b, out);
@@ -304,6 +304,7 @@ std::string inplace_name(const BinarySpec& spec) { return std::string(spec.name)
 
 // In-place ops check that the result fits self (dtype, then shape) before the op's dtype support.
 Tensor binary_(const BinarySpec& spec, const Tensor& self, const Tensor& b, const Scalar& alpha = 1) {
+  check_no_partial_overlap(spec.name, self, b);
   ScalarType promoted = result_type(self, b);
   check_inplace(spec.name, self, broadcast_shapes(spec.name, self.sizes(), b.sizes()), result_dtype(spec, promoted));
   ScalarType dtype = compute_dtype(spec, promoted);
@@ -502,12 +503,12 @@ TensorList addcdiv_derivative(const Tensor& g, const Tensor&, const Tensor& a, c
 
 Tensor ternary(const char* op, const char* node, TernaryOp kind, TernaryDerivative derivative, bool reads_self,
                const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& value, ScalarType dtype) {
+  const Device device = common_device(op, {&self, &a, &b});
   Shape shape = broadcast_shapes(op, broadcast_shapes(op, self.sizes(), a.sizes()), b.sizes());
   autograd::Record<TernaryBackward> record({&self, &a, &b}, node, derivative, value);
-  Tensor out = elementwise_output(shape, dtype, self);
-  backend(self.device())
-      .ternary(kind, out, expand(to(self, dtype), shape), expand(to(a, dtype), shape), expand(to(b, dtype), shape),
-               value);
+  Tensor out = self.device() == device ? elementwise_output(shape, dtype, self) : empty(shape, dtype, device);
+  auto operand = [&](const Tensor& t) { return expand(to(t, device, dtype), shape); };
+  backend(device).ternary(kind, out, operand(self), operand(a), operand(b), value);
   record.finish(out);
   if (record) {
     if (reads_self) record->self = autograd::SavedTensor(self, false);
@@ -522,7 +523,10 @@ Tensor ternary(const char* op, const char* node, TernaryOp kind, TernaryDerivati
 template <class F>
 Tensor assign(const char* op, const Tensor& self, std::initializer_list<const Tensor*> inputs, bool reads_self, F f) {
   Shape shape(self.sizes().begin(), self.sizes().end());
-  for (const Tensor* t : inputs) shape = broadcast_shapes(op, shape, t->sizes());
+  for (const Tensor* t : inputs) {
+    check_no_partial_overlap(op, self, *t);
+    shape = broadcast_shapes(op, shape, t->sizes());
+  }
   check_inplace(op, self, shape, self.dtype());  // the output's shape is checked before dtype support
   bool records = autograd::records_inplace(self, inputs);
   Tensor result = f(records && reads_self ? clone(self) : self);

@@ -47,7 +47,11 @@ bool can_cast(ScalarType from, ScalarType to) {
 
 Tensor copy_(const Tensor& self, const Tensor& src) {
   TP_CHECK(src.defined(), "[copy_] expected a tensor to copy from");
+  if (src.device().is_meta() && !self.device().is_meta()) TP_NOT_IMPLEMENTED("Cannot copy out of meta tensor; no data!");
+  TP_CHECK(src.device() == self.device() || self.device().is_meta(), "[copy_] copies between ",
+           src.device().str(), " and ", self.device().str(), " are not supported by this build");
   check_no_internal_overlap("copy_", self);
+  check_no_partial_overlap("copy_", self, src);
   auto shape = try_broadcast_shapes(self.sizes(), src.sizes());
   TP_CHECK(shape && std::ranges::equal(*shape, self.sizes()), "[copy_] the source of shape ", to_string(src.sizes()),
            " cannot be broadcast to the destination's shape ", to_string(self.sizes()));
@@ -86,8 +90,6 @@ Tensor to(const Tensor& t, Device device, OptionalDType dtype, bool copy) {
   if (!copy && target == t.dtype() && device == t.device()) return t;
   autograd::Record<ToCopyBackward> record({&t}, t);
   Tensor out = empty_preserving_layout(t, target, device);
-  TP_CHECK(device == t.device(), "[to] copies between ", t.device().str(), " and ", device.str(),
-           " are not supported by this build");
   copy_(out, t);
   return record.finish(out);
 }
@@ -107,8 +109,8 @@ Tensor clone(const Tensor& t) {
   return record.finish(out);
 }
 
-Tensor empty_like(const Tensor& t, OptionalDType dtype) {
-  return empty_preserving_layout(t, dtype.value_or(t.dtype()), t.device());
+Tensor empty_like(const Tensor& t, OptionalDType dtype, std::optional<Device> device) {
+  return empty_preserving_layout(t, dtype.value_or(t.dtype()), device.value_or(t.device()));
 }
 
 }  // namespace tp

@@ -77,9 +77,10 @@ Tensor pdist(const Tensor& x, double p) {
   check_floating("pdist", x, "input");
   check_p("pdist", p);
   check_kernel_dtype("pdist", x, x.size(0) > 1 && x.size(1) > 0);
-  // The pairs i < j in row-major order: the nonzeros of the strict upper triangle.
-  Tensor rows = arange(0, x.size(0), 1, ScalarType::Int64, x.device());
-  Tensor pairs = nonzero(lt(unsqueeze(rows, 1), unsqueeze(rows, 0)));
+  // The pairs i < j in row-major order: the nonzeros of the strict upper triangle. They depend on
+  // the shape alone, so they are found on the CPU (a meta tensor has no values to look at).
+  Tensor rows = arange(0, x.size(0), 1, ScalarType::Int64);
+  Tensor pairs = to(nonzero(lt(unsqueeze(rows, 1), unsqueeze(rows, 0))), x.device());
   Tensor first = index_select(x, 0, select(pairs, 1, 0)), second = index_select(x, 0, select(pairs, 1, 1));
   return linalg_vector_norm(sub(first, second), p, {-1});
 }

@@ -6,6 +6,16 @@
 
 namespace tp {
 
+Device common_device(const char* op, std::initializer_list<const Tensor*> operands) {
+  auto is_number = [](const Tensor* t) { return t->dim() == 0 && t->device().is_cpu(); };
+  auto first = std::ranges::find_if(operands, [&](const Tensor* t) { return !is_number(t); });
+  const Device device = (first != operands.end() ? *first : *operands.begin())->device();
+  for (const Tensor* t : operands)
+    TP_CHECK(t->device() == device || is_number(t), "[", op, "] Expected all tensors to be on the same device, but "
+             "found at least two devices, ", device.str(), " and ", t->device().str(), "!");
+  return device;
+}
+
 Tensor elementwise_output(IntArrayRef shape, ScalarType dtype, const Tensor& like) {
   if (std::ranges::equal(shape, like.sizes())) return empty_like(like, dtype);
   return empty(shape, dtype, like.device());
@@ -50,6 +60,19 @@ void check_fits(const char* op, const Scalar& value, ScalarType dtype) {
               : value.is_floating_point() ? std::isfinite(v) && v >= lo && v <= hi
                                           : (i >= lo && i <= hi) || (dtype == ScalarType::UInt8 && i < 0 && i >= -hi);
   TP_CHECK(fits, "[", op, "] value cannot be converted to type ", name(dtype), " without overflow");
+}
+
+void check_no_partial_overlap(const char* op, const Tensor& self, const Tensor& input) {
+  if (input.impl()->storage() != self.impl()->storage() || input.impl() == self.impl()) return;
+  if (!is_dense_layout(self.sizes(), self.strides()) || !is_dense_layout(input.sizes(), input.strides())) return;
+  if (input.storage_offset() == self.storage_offset() && input.dtype() == self.dtype() &&
+      std::ranges::equal(input.sizes(), self.sizes()) && std::ranges::equal(input.strides(), self.strides()))
+    return;
+  // Dense layouts span exactly their elements: [offset, offset + numel) in bytes.
+  const int64_t a = self.storage_offset() * self.itemsize(), b = input.storage_offset() * input.itemsize();
+  TP_CHECK(a + self.nbytes() <= b || b + input.nbytes() <= a || self.numel() == 0 || input.numel() == 0, "[", op,
+           "] unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
+           "memory location. Please clone() the tensor before performing the operation.");
 }
 
 Tensor unaliased(const Tensor& input, const Tensor& out) {

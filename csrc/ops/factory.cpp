@@ -67,10 +67,14 @@ Tensor ones(IntArrayRef sizes, OptionalDType dtype, Device device) {
   check_sizes("ones", sizes);
   return full(sizes, 1, dtype.value_or(get_default_dtype()), device);
 }
-Tensor zeros_like(const Tensor& t, OptionalDType dtype) { return full_like(t, 0, dtype); }
-Tensor ones_like(const Tensor& t, OptionalDType dtype) { return full_like(t, 1, dtype); }
-Tensor full_like(const Tensor& t, const Scalar& value, OptionalDType dtype) {
-  Tensor out = empty_like(t, dtype);
+Tensor zeros_like(const Tensor& t, OptionalDType dtype, std::optional<Device> device) {
+  return full_like(t, 0, dtype, device);
+}
+Tensor ones_like(const Tensor& t, OptionalDType dtype, std::optional<Device> device) {
+  return full_like(t, 1, dtype, device);
+}
+Tensor full_like(const Tensor& t, const Scalar& value, OptionalDType dtype, std::optional<Device> device) {
+  Tensor out = empty_like(t, dtype, device);
   return fill_(out, value);
 }
 
@@ -144,6 +148,7 @@ Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, OptionalDType dtype
 
 Tensor randperm(int64_t n, OptionalDType dtype, Device device, Generator* gen) {
   TP_CHECK(n >= 0, "[randperm] n must be non-negative, got ", n);
+  if (device.is_meta()) return empty({n}, dtype.value_or(ScalarType::Int64), device);
   // Sorting random keys would need a sort op; a Fisher-Yates shuffle driven by randint is exact.
   Tensor keys = randint(0, std::numeric_limits<int64_t>::max(), {n}, ScalarType::Int64, Device(), gen);
   const int64_t* k = static_cast<const int64_t*>(keys.data_ptr());

@@ -20,7 +20,7 @@ namespace {
 // Checks that every index lies in [-size, size) and maps negatives to the end.
 Tensor wrapped_index(const char* op, const Tensor& index, int64_t size, int64_t dim) {
   Tensor idx = to(index, ScalarType::Int64);
-  if (idx.numel() == 0) return idx;
+  if (idx.numel() == 0 || !idx.has_data()) return idx;
   int64_t lo = amin(idx).item<int64_t>(), hi = amax(idx).item<int64_t>();
   TP_CHECK_INDEX(lo >= -size && hi < size, "[", op, "] index ", lo < -size ? lo : hi,
                  " is out of bounds for dimension ", dim, " with size ", size);
@@ -255,7 +255,7 @@ Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index) {
            index.numel(), " value(s)");
   TP_CHECK(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32,
            "[index_select] Expected dtype int32/int64 for index, got ", name(index.dtype()));
-  if (index.numel()) {
+  if (index.numel() && index.has_data()) {
     int64_t size = t.dim() ? t.size(d) : 1;
     int64_t lo = amin(index).item<int64_t>(), hi = amax(index).item<int64_t>();
     TP_CHECK_KIND(d == 0 ? ErrorKind::Index : ErrorKind::Runtime, lo >= 0 && hi < size, "[index_select] index ",
@@ -295,6 +295,7 @@ void check_gather_shapes(const char* op, const Tensor& t, int64_t dim, const Ten
       TP_CHECK(size_1d(index, d) <= size_1d(*src, d), "[", op, "] Expected index ", to_string(index.sizes()),
                " to be no larger than src ", to_string(src->sizes()), " at dimension ", d);
   }
+  if (!index.has_data()) return;
   int64_t size = size_1d(t, dim);
   int64_t lo = amin(index).item<int64_t>(), hi = amax(index).item<int64_t>();
   TP_CHECK(lo >= 0 && hi < size, "[", op, "] index ", lo < 0 ? lo : hi, " is out of bounds for dimension ", dim,
@@ -441,13 +442,14 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
            "[where] expected "
            "condition to be a boolean tensor, but got a tensor with dtype ",
            name(condition.dtype()));
-  Tensor cond = to(condition, ScalarType::Bool);
+  const Device device = common_device("where", {&condition, &a, &b});
+  Tensor cond = to(condition, device, ScalarType::Bool);
   ScalarType dtype = result_type(a, b);
   Shape shape = broadcast_shapes("where", broadcast_shapes("where", cond.sizes(), a.sizes()), b.sizes());
   autograd::Record<WhereBackward> record({nullptr, &a, &b}, cond);
-  Tensor out = elementwise_output(shape, dtype, a);
-  backend(a.device())
-      .ternary(TernaryOp::Where, out, expand(cond, shape), expand(to(a, dtype), shape), expand(to(b, dtype), shape), 0);
+  Tensor out = a.device() == device ? elementwise_output(shape, dtype, a) : empty(shape, dtype, device);
+  auto operand = [&](const Tensor& t) { return expand(to(t, device, dtype), shape); };
+  backend(device).ternary(TernaryOp::Where, out, expand(cond, shape), operand(a), operand(b), 0);
   return record.finish(out);
 }
 

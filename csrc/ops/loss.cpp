@@ -155,7 +155,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std
   TP_CHECK(target.dtype() == input.dtype() && (!weight || weight->dtype() == input.dtype()),
            "[binary_cross_entropy] expected target and weight of dtype ", name(input.dtype()), " (the input's), got ",
            name(target.dtype()), weight ? " and " + std::string(name(weight->dtype())) : std::string());
-  if (input.numel()) {
+  if (input.numel() && input.has_data()) {
     TP_CHECK(amin(input).item<double>() >= 0 && amax(input).item<double>() <= 1,
              "[binary_cross_entropy] all elements "
              "of input should be between 0 and 1");

@@ -289,7 +289,7 @@ Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_
     pad = *padding_idx < 0 ? *padding_idx + weight.size(0) : *padding_idx;
   }
   Tensor idx = to(input, ScalarType::Int64);
-  if (idx.numel()) {
+  if (idx.numel() && idx.has_data()) {
     int64_t lo = amin(idx).item<int64_t>(), hi = amax(idx).item<int64_t>();
     TP_CHECK_INDEX(lo >= 0 && hi < weight.size(0), "[embedding] index out of range in self (index ", lo < 0 ? lo : hi,
                    ", num_embeddings ", weight.size(0), ")");
@@ -310,7 +310,7 @@ Tensor one_hot(const Tensor& input, int64_t num_classes) {
     TP_CHECK(input.numel() > 0, "[one_hot] Can not infer total number of classes from empty tensor.");
     num_classes = amax(input).item<int64_t>() + 1;
   }
-  if (input.numel()) {
+  if (input.numel() && input.has_data()) {
     TP_CHECK(amin(input).item<int64_t>() >= 0, "[one_hot] Class values must be non-negative.");
     TP_CHECK(amax(input).item<int64_t>() < num_classes, "[one_hot] Class values must be smaller than num_classes.");
   }

@@ -24,10 +24,11 @@ Tensor zeros(IntArrayRef sizes, OptionalDType dtype = {}, Device device = {});
 Tensor ones(IntArrayRef sizes, OptionalDType dtype = {}, Device device = {});
 // Without a dtype, the fill value decides it: bool, int64 or the default float dtype.
 Tensor full(IntArrayRef sizes, const Scalar& value, OptionalDType dtype = {}, Device device = {});
-Tensor empty_like(const Tensor& t, OptionalDType dtype = {});
-Tensor zeros_like(const Tensor& t, OptionalDType dtype = {});
-Tensor ones_like(const Tensor& t, OptionalDType dtype = {});
-Tensor full_like(const Tensor& t, const Scalar& value, OptionalDType dtype = {});
+// t's shape and layout, t's dtype and device unless given.
+Tensor empty_like(const Tensor& t, OptionalDType dtype = {}, std::optional<Device> device = {});
+Tensor zeros_like(const Tensor& t, OptionalDType dtype = {}, std::optional<Device> device = {});
+Tensor ones_like(const Tensor& t, OptionalDType dtype = {}, std::optional<Device> device = {});
+Tensor full_like(const Tensor& t, const Scalar& value, OptionalDType dtype = {}, std::optional<Device> device = {});
 // A 0-dim tensor holding a number.
 Tensor scalar_tensor(const Scalar& value, OptionalDType dtype = {}, Device device = {});
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step = 1, OptionalDType dtype = {},

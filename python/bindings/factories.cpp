@@ -46,7 +46,7 @@ void def_like_factory(nb::module_& m, const char* name, Fill fill) {
   m.def(name, [fill](const Tensor& input, std::optional<ScalarType> dtype, nb::handle device, bool requires_grad,
                      nb::handle, bool, nb::handle) {
     FactoryOptions o = options(dtype, device);
-    return requiring_grad(to(fill(input, o.dtype), device.is_none() ? input.device() : o.device), requires_grad);
+    return requiring_grad(fill(input, o.dtype, device.is_none() ? input.device() : o.device), requires_grad);
   }, "input"_a, TP_FACTORY_KWARGS, "memory_format"_a.none() = nb::none());
 }
 
@@ -87,15 +87,15 @@ void init_factories(nb::module_& m) {
   def_sized_factory(m, "zeros", [](const Shape& s, const FactoryOptions& o) { return zeros(s, o.dtype, o.device); });
   def_sized_factory(m, "ones", [](const Shape& s, const FactoryOptions& o) { return ones(s, o.dtype, o.device); });
   def_sized_factory(m, "empty", [](const Shape& s, const FactoryOptions& o) { return empty(s, o.dtype, o.device); });
-  def_like_factory(m, "zeros_like", [](const Tensor& t, OptionalDType d) { return zeros_like(t, d); });
-  def_like_factory(m, "ones_like", [](const Tensor& t, OptionalDType d) { return ones_like(t, d); });
-  def_like_factory(m, "empty_like", [](const Tensor& t, OptionalDType d) { return empty_like(t, d); });
-  def_like_factory(m, "rand_like", [](const Tensor& t, OptionalDType d) {
-    Tensor out = empty_like(t, d);
+  def_like_factory(m, "zeros_like", [](const Tensor& t, OptionalDType d, Device dev) { return zeros_like(t, d, dev); });
+  def_like_factory(m, "ones_like", [](const Tensor& t, OptionalDType d, Device dev) { return ones_like(t, d, dev); });
+  def_like_factory(m, "empty_like", [](const Tensor& t, OptionalDType d, Device dev) { return empty_like(t, d, dev); });
+  def_like_factory(m, "rand_like", [](const Tensor& t, OptionalDType d, Device dev) {
+    Tensor out = empty_like(t, d, dev);
     return uniform_(out);
   });
-  def_like_factory(m, "randn_like", [](const Tensor& t, OptionalDType d) {
-    Tensor out = empty_like(t, d);
+  def_like_factory(m, "randn_like", [](const Tensor& t, OptionalDType d, Device dev) {
+    Tensor out = empty_like(t, d, dev);
     return normal_(out);
   });
 
@@ -107,7 +107,7 @@ void init_factories(nb::module_& m) {
   m.def("full_like", [](const Tensor& input, const Scalar& value, std::optional<ScalarType> dtype, nb::handle device,
                         bool requires_grad, nb::handle, bool, nb::handle) {
     FactoryOptions o = options(dtype, device);
-    return requiring_grad(to(full_like(input, value, dtype), device.is_none() ? input.device() : o.device), requires_grad);
+    return requiring_grad(full_like(input, value, dtype, device.is_none() ? input.device() : o.device), requires_grad);
   }, "input"_a, "fill_value"_a, TP_FACTORY_KWARGS, "memory_format"_a.none() = nb::none());
   m.def("empty_strided", [](const Shape& size, const Shape& stride, std::optional<ScalarType> dtype,
                             nb::handle device, bool requires_grad, nb::handle, bool) {

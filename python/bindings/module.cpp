@@ -57,7 +57,16 @@ void init_dtypes(nb::module_& m) {
   });
 }
 
+// The device of factories called without one: set by set_default_device and, for a block, by
+// `with tensorplay.device(...)`; per thread, as in PyTorch. `entered` holds the devices that
+// those blocks replaced.
+thread_local Device default_device;
+thread_local std::vector<Device> entered;
+
 void init_devices(nb::module_& m) {
+  m.def("get_default_device", [] { return default_device; });
+  m.def("_set_default_device", [](nb::handle device) { default_device = device.is_none() ? Device() : device_arg(device); },
+        "device"_a.none());
   nb::class_<Device>(m, "device")
       .def("__init__", [](Device* d, nb::handle spec, std::optional<int> index) {
         Device parsed = device_arg(spec);
@@ -83,7 +92,17 @@ void init_devices(nb::module_& m) {
         if (!nb::isinstance<Device>(b)) return false;
         return a == nb::cast<Device>(b);
       })
-      .def("__hash__", [](const Device& d) { return static_cast<int>(d.type) * 1000 + d.index; });
+      .def("__hash__", [](const Device& d) { return static_cast<int>(d.type) * 1000 + d.index; })
+      .def("__enter__", [](nb::handle self) {
+        entered.push_back(default_device);
+        default_device = nb::cast<Device>(self);
+        return self;
+      })
+      .def("__exit__", [](const Device&, nb::args) {
+        TP_CHECK(!entered.empty(), "[device] __exit__ without a matching __enter__");
+        default_device = entered.back();
+        entered.pop_back();
+      });
 }
 
 }  // namespace
@@ -101,6 +120,10 @@ const Tensor& unwrap(nb::handle h) {
 
 nb::object wrap(Tensor t, PyTypeObject* type) {
   if (void* existing = t.impl()->pyobj()) return nb::borrow(static_cast<PyObject*>(existing));
+  // A view of a buffer nothing else can reach (a product reshaped by matmul, a reduction squeezed)
+  // is a result of its own, as PyTorch's _unsafe_view makes it: an in-place op on it then keeps
+  // its history and hooks instead of rewriting an invisible base's.
+  if (const auto& base = t.impl()->view_base(); base && base->use_count() == 1) t.impl()->set_view_base({});
   nb::object obj = nb::inst_alloc(nb::handle(reinterpret_cast<PyObject*>(type ? type : g_tensor_type)));
   TensorImpl* impl = t.impl();
   new (nb::inst_ptr<PyTensor>(obj)) PyTensor(std::move(t));
@@ -110,7 +133,7 @@ nb::object wrap(Tensor t, PyTypeObject* type) {
 }
 
 Device device_arg(nb::handle h) {
-  if (h.is_none()) return Device();
+  if (h.is_none()) return default_device;
   if (nb::isinstance<Device>(h)) return nb::cast<Device>(h);
   if (nb::isinstance<nb::str>(h)) return Device(nb::cast<std::string_view>(h));
   if (PyLong_Check(h.ptr())) return Device(DeviceType::CUDA, nb::cast<int>(h));

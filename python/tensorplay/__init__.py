@@ -46,6 +46,14 @@ int = int32  # noqa: A001
 short = int16
 bool = _C.bool  # noqa: A001
 
+
+
+def set_default_device(device):
+    """Makes `device` the one factories use when given none, in this thread (as in PyTorch);
+    None makes it the CPU again. `with tensorplay.device(...):` does the same for a block."""
+    _C._set_default_device(device)
+
+
 __version__ = "0.1.0"
 
 __all__ = [name for name in dir() if not name.startswith("_")]

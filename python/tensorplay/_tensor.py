@@ -102,6 +102,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
     Python floats become the default dtype (float32), ints int64 and bools bool; NumPy arrays and
     scalars keep their dtype.
     """
+    if device is None:
+        device = _C.get_default_device()
     if isinstance(data, Tensor):
         out = data.detach().clone()
         return out.to(device=device, dtype=dtype).requires_grad_(requires_grad)
@@ -157,8 +159,14 @@ def _numpy(self, *, force=False):
     return array.view(ml_dtypes.bfloat16) if self.dtype == _C.bfloat16 else array
 
 
+def _empty_lists(shape):
+    return [] if shape[0] == 0 else [_empty_lists(shape[1:]) for _ in range(shape[0])]
+
+
 def _tolist(self):
-    array = _numpy(self.detach().contiguous())
+    if self.numel() == 0 and self.dim() > 0:  # NumPy refuses shapes like (0, 2**62)
+        return _empty_lists(tuple(self.shape))
+    array = _numpy(self.detach().cpu().contiguous())
     if self.dtype in (_C.bfloat16, _C.float16):
         array = array.astype(np.float64)
     return array.tolist()

@@ -137,7 +137,11 @@ def tensor_repr(self, *, tensor_contents=None):
         suffixes.append(f"device='{self.device}'")
     # An empty tensor has no elements to show its dtype by, so only the default one goes unsaid.
     shows_dtype = self.dtype not in (_C.get_default_dtype(), _C.int64, _C.bool)
-    if self.numel() == 0:
+    if self.is_meta:  # no values to show
+        shows_dtype = self.dtype != _C.get_default_dtype()
+        suffixes.append(f"size={tuple(self.shape)}")
+        body = "..."
+    elif self.numel() == 0:
         shows_dtype = self.dtype != _C.get_default_dtype()
         if self.dim() != 1:
             suffixes.append(f"size={tuple(self.shape)}")

@@ -356,13 +356,14 @@ class Module:
         fn(self)
         return self
 
-    def _apply(self, fn):
+    def _apply(self, fn, recurse=True):
         """Replaces every parameter's and buffer's data by fn(data), keeping the objects (and so
-        the optimizer's references to them)."""
+        the optimizer's references to them); with recurse=False, only this module's own."""
         from tensorplay.autograd.grad_mode import no_grad
 
-        for module in self.children():
-            module._apply(fn)
+        if recurse:
+            for module in self.children():
+                module._apply(fn)
         with no_grad():
             for param in self._parameters.values():
                 if param is None:
@@ -397,6 +398,14 @@ class Module:
             return t.to(device=device, dtype=target) if device is not None else t.to(target)
 
         return self._apply(convert)
+
+    def to_empty(self, *, device, recurse=True):
+        """Moves parameters and buffers to `device` without copying their values: a model built on
+        the meta device (shapes only) gets real, uninitialised memory, to be filled by an
+        initialiser or a state_dict."""
+        from tensorplay import empty_like
+
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def cpu(self):
         return self._apply(lambda t: t.cpu())
