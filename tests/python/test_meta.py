@@ -1,11 +1,11 @@
 """The meta device: tensors with shapes, dtypes and strides and no data.
 
 Every op of the op table (test_ops.CASES, in each op's first dtype) runs with its inputs on the
-meta device and must give what it gives on the CPU: the same shapes, dtypes and strides, or the same kind of error, except
-for checks of values (an index out of range), which meta cannot make, as in PyTorch. Shapes and
-dtypes are checked against PyTorch's meta device too, where PyTorch has a meta kernel, and
-gradients on meta against gradients on the CPU. Then what a user does with meta: build a model too
-big for memory, count its parameters, materialise it.
+meta device and must give what it gives on the CPU: the same shapes, dtypes and strides, or the
+same kind of error, except for checks of values (an index out of range), which meta cannot make,
+as in PyTorch. Shapes and dtypes are checked against PyTorch's meta device too, where PyTorch has
+a meta kernel, and gradients on meta against gradients on the CPU. Then what a user does with
+meta: build a model too big for memory, count its parameters, materialise it.
 """
 
 import numpy as np
