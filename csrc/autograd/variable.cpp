@@ -220,8 +220,13 @@ class AsStridedBackward final : public Node {
   TensorList apply(TensorList&& grads) override {
     Tensor result = zeros(base_sizes_, grads[0].dtype(), grads[0].device());
     result = as_strided(result, base_sizes_, base_strides_, 0);
-    Tensor slice = as_strided(result, view_sizes_, view_strides_, view_offset_);
-    copy_(slice, grads[0]);
+    // An expanded view reads one element of the base many times: its gradient there is the sum.
+    Tensor g = grads[0];
+    Shape sizes = view_sizes_, repeated;
+    for (size_t d = 0; d < sizes.size(); ++d)
+      if (view_strides_[d] == 0 && sizes[d] > 1) repeated.push_back(static_cast<int64_t>(d)), sizes[d] = 1;
+    if (!repeated.empty()) g = sum(g, repeated, true);
+    copy_(as_strided(result, sizes, view_strides_, view_offset_), g);
     return {result};
   }
 

@@ -54,8 +54,6 @@ EXCEPTIONS = ("RuntimeError", "TypeError", "ValueError", "IndexError")  # what t
 LEAF_SHAPES = [(3,), (2, 3), (2, 3), (3, 2), ()]
 
 # KNOWN BUG rules: what tensorplay gets wrong today, left out until fixed (delete the rule then):
-#   expand: backward through an expanded view of a tensor since written in place raises (copy_
-#       into overlapping memory);
 #   double backward: the gradient through an in-place write into a view (CopySlices) loses its
 #       history under create_graph, so a second-order backward through it fails;
 #   scalar: a second backward without retain_graph through x * 2.0 passes; torch refuses it (it
@@ -93,7 +91,6 @@ class Gen:
         self.hooks = []              # names of the handles registered
         self.retained = []           # values retain_grad was called on
         self.modified = set()        # roots written in place
-        self.expanded = set()        # roots with an expanded view
         self.scalar_mul = False
         self.inplace_on_view = False  # an in-place op wrote into a view of another value
 
@@ -192,7 +189,6 @@ def op_view(g):
         shape = (2,) + a.shape
         flags.update(contiguous=False, expanded=True)
         g.new(f"{a.name}.expand({', '.join(map(str, shape))})", shape, [a], **flags)
-        g.expanded.add(a.root)
     else:
         return False
 
@@ -200,7 +196,7 @@ def op_view(g):
 def op_inplace(g):
     """In place on a result or a view of one; on a leaf or an expanded tensor only loosely (torch
     refuses both)."""
-    allowed = [v for v in g.values if v.root not in g.expanded]  # KNOWN BUG: expand
+    allowed = g.values
     targets = [v for v in allowed if not v.leaf and not v.expanded]
     if not allowed:
         return False

@@ -2103,6 +2103,19 @@ def test_deep_graph_runs_and_frees_without_recursion(graph, use):
     assert result.stdout.strip() == ("None" if use == "free_unused" else str([expected] * 3))
 
 
+def test_backward_through_an_expanded_view_of_a_tensor_written_in_place():
+    """The view's gradient reaches each base element it repeats as a sum (it raised: copy_ into
+    overlapping memory)."""
+    def scenario(m):
+        x = m.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
+        b = x * 1
+        v = b.expand(4, 3)
+        b.add_(1)
+        (v * m.arange(12.0).reshape(4, 3)).sum().backward()
+        return x.grad
+    check_same(scenario)
+
+
 @pytest.mark.parametrize("op", ["softmax", "log_softmax", "prod"])
 def test_backward_through_an_empty_tensor(op):
     """softmax of an empty tensor crashed in backward (it had saved no output), prod raised."""
