@@ -36,8 +36,8 @@ struct GraphTask {
   std::unordered_map<Node*, int> dependencies;
   std::unordered_map<Node*, TensorList> buffers;
   // With explicit inputs (autograd.grad, backward(inputs=...)) only part of the graph runs:
-  // gradients are picked up where they arrive at `captures` (node -> (output, slot)), `targets`
-  // must run (the AccumulateGrad of requested leaves), and `needed` is what leads to either.
+  // autograd.grad picks gradients up where they arrive at `captures` (node -> (output, slot));
+  // backward's `targets` must run (the inputs' nodes); `needed` is what leads to either.
   bool prune = false;
   std::unordered_map<Node*, std::vector<std::pair<uint32_t, size_t>>> captures;
   std::unordered_set<Node*> targets;
@@ -190,23 +190,17 @@ void backward(const TensorList& roots, const TensorList& grad_roots, const Backw
   GraphTask task;
   task.options = options;
   // backward(inputs=...): accumulate only into these, running only what leads to them. A leaf's
-  // AccumulateGrad runs; a non-leaf's gradient is picked up and added to its .grad.
+  // AccumulateGrad runs; a non-leaf retains its grad from now on and its node runs (as in
+  // PyTorch, which then fails there if the node's saved tensors were overwritten).
   task.prune = !inputs.empty();
-  task.captured.resize(inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    Edge e = gradient_edge(inputs[i]);
+  for (const Tensor& input : inputs) {
+    Edge e = gradient_edge(input);
     TP_CHECK(e.valid(), "[backward] One of the differentiated Tensors does not require grad");
+    if (!is_leaf(input)) retain_grad(input);
     task.input_nodes.push_back(e.function);
-    if (is_leaf(inputs[i])) task.targets.insert(e.function.get());
-    else task.captures[e.function.get()].emplace_back(e.input_nr, i);
+    task.targets.insert(e.function.get());
   }
   execute(task, roots, grad_roots);
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    // A non-leaf that retains its grad got it from its retain_grad hook already.
-    if (!task.captured[i].defined() || meta(inputs[i])->retained) continue;
-    Tensor previous = grad(inputs[i]);
-    set_grad(inputs[i], previous.defined() ? add(previous, task.captured[i]) : task.captured[i]);
-  }
 }
 
 TensorList grad(const TensorList& roots, const TensorList& grad_roots, const TensorList& inputs,

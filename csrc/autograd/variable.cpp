@@ -21,8 +21,13 @@ AutogradMeta& ensure_meta(const Tensor& t) {
   return ref;
 }
 
+namespace {
+void refresh_view_history(const Tensor& t, AutogradMeta& m);
+AutogradMeta* meta_with_view_history(const Tensor& t);
+}  // namespace
+
 bool requires_grad(const Tensor& t) {
-  AutogradMeta* m = meta(t);
+  AutogradMeta* m = meta_with_view_history(t);
   return m && (m->requires_grad || m->grad_fn);
 }
 
@@ -39,19 +44,13 @@ void set_requires_grad(const Tensor& t, bool value) {
 }
 
 bool is_leaf(const Tensor& t) {
-  AutogradMeta* m = meta(t);
+  AutogradMeta* m = meta_with_view_history(t);
   return !m || !m->grad_fn;
 }
 
-namespace {
-void refresh_view_history(const Tensor& t, AutogradMeta& m);
-}  // namespace
-
 std::shared_ptr<Node> grad_fn(const Tensor& t) {
-  AutogradMeta* m = meta(t);
-  if (!m) return nullptr;
-  refresh_view_history(t, *m);
-  return m->grad_fn;
+  AutogradMeta* m = meta_with_view_history(t);
+  return m ? m->grad_fn : nullptr;
 }
 
 Tensor grad(const Tensor& t) {
@@ -84,9 +83,8 @@ void set_grad(const Tensor& t, const Tensor& g) {
 }
 
 Edge gradient_edge(const Tensor& t) {
-  AutogradMeta* m = meta(t);
+  AutogradMeta* m = meta_with_view_history(t);
   if (!m) return {};
-  refresh_view_history(t, *m);
   if (m->grad_fn) return {m->grad_fn, m->output_nr};
   if (!m->requires_grad) return {};
   // The accumulator is shared by every graph that uses the leaf, and lives as long as one does.
@@ -239,16 +237,34 @@ class AsStridedBackward final : public Node {
 // the base (or to another view of it) changes the view's values too, and the history the view
 // was made with is out of date. It is rebuilt, when next needed, as "these elements of the
 // base" from the base's current history.
-void refresh_view_history(const Tensor& t, AutogradMeta& m) {
-  const auto& base_impl = t.impl()->view_base();
-  if (!base_impl || !m.grad_fn || t.version() == m.history_version) return;
-  Tensor base(base_impl);
-  if (!requires_grad(base)) return;
+void set_view_history(const Tensor& t, AutogradMeta& m, const Tensor& base) {
   auto node = std::make_shared<AsStridedBackward>(base, t);
   m.grad_fn = node;
   m.output_nr = node->add_output(t);
   m.history_version = t.version();
   if (m.retained) attach_retained_grad(m);
+}
+
+void refresh_view_history(const Tensor& t, AutogradMeta& m) {
+  const auto& base_impl = t.impl()->view_base();
+  if (!base_impl || !m.grad_fn || t.version() == m.history_version) return;
+  Tensor base(base_impl);
+  if (requires_grad(base)) set_view_history(t, m, base);
+}
+
+// A view made while its base had no history (a view of a fresh buffer) takes one the same way
+// once an in-place write, through another view, gives the base a history.
+AutogradMeta* meta_with_view_history(const Tensor& t) {
+  if (AutogradMeta* m = meta(t)) {
+    refresh_view_history(t, *m);
+    return m;
+  }
+  const auto& base = t.impl()->view_base();
+  auto* base_meta = base ? static_cast<AutogradMeta*>(base->autograd_meta()) : nullptr;
+  if (!base_meta || !base_meta->grad_fn || !is_floating_point(t.dtype())) return nullptr;
+  AutogradMeta& m = ensure_meta(t);
+  set_view_history(t, m, Tensor(base));
+  return &m;
 }
 
 }  // namespace
