@@ -152,8 +152,7 @@ class BinaryBackward final : public autograd::Node {
   std::string name() const override { return number_ ? spec_.scalar_node : spec_.node; }
   TensorList apply(TensorList&& grads) override {
     const Tensor& g = grads[0];
-    Tensor x = a.unpack(*this), y = out.unpack(*this);
-    Tensor other = number_ ? scalar_tensor(*number_, dtype_, g.device()) : b.unpack(*this);
+    Tensor x = a.unpack(*this), y = out.unpack(*this), other = b.unpack(*this);
     return {needs_input_grad(0) ? spec_.da(g, x, other, y, alpha_) : Tensor(),
             needs_input_grad(1) ? spec_.db(g, x, other, y, alpha_) : Tensor()};
   }
@@ -162,6 +161,9 @@ class BinaryBackward final : public autograd::Node {
     b.release();
     out.release();
   }
+  // A number the backward reads is saved as a tensor, as PyTorch saves it: freed like the others,
+  // so a second backward through x * 2.0 without retain_graph fails as it does there.
+  void save_number() { b = autograd::SavedTensor(scalar_tensor(*number_, dtype_), false); }
   autograd::SavedTensor a, b, out;
 
  private:
@@ -182,6 +184,7 @@ void save_for_backward(BinaryBackward& node, const BinarySpec& spec, const Tenso
   uint8_t uses = saved_uses(spec, a, b);
   if (uses & kA) node.a = autograd::SavedTensor(a, false);
   if ((uses & kB) && b) node.b = autograd::SavedTensor(*b, false);
+  else if (uses & kB) node.save_number();
   if (uses & kOutput) node.out = autograd::SavedTensor(out, true);
 }
 
