@@ -40,6 +40,11 @@ struct StridedLoop {
   explicit StridedLoop(const std::array<const Tensor*, N>& operands) {
     const Tensor& first = *operands[0];
     for (size_t k = 0; k < N; ++k) base[k] = static_cast<char*>(operands[k]->data_ptr());
+    if (first.numel() == 0) {  // nothing to visit; an empty view's strides may not fit in bytes
+      shape.push_back(0);
+      strides.push_back({});
+      return;
+    }
     for (int64_t d : memory_order(operands)) {
       Strides s;
       for (size_t k = 0; k < N; ++k) s[k] = operands[k]->strides()[d] * operands[k]->itemsize();
