@@ -10,8 +10,6 @@
 
 namespace tp::autograd {
 
-using PostAccumulateHook = std::function<void(const Tensor&)>;
-
 // The .grad of a non-leaf that called retain_grad(), filled by a hook on its grad_fn (the node
 // is held weakly: it owns the hook, which owns this).
 struct RetainedGrad {
@@ -31,9 +29,10 @@ struct AutogradMeta final : AutogradMetaInterface {
   uint32_t history_version = 0;   // the tensor's version when grad_fn was set (see refresh_view_history)
   std::weak_ptr<Node> grad_accumulator;
   std::shared_ptr<RetainedGrad> retained;  // set by retain_grad() on a non-leaf
-  // Hooks of a leaf, run by its AccumulateGrad: before accumulating, and after.
+  // Hooks of a leaf, run by its AccumulateGrad: before accumulating, and after. A post-accumulate
+  // hook is given the leaf (or what the hook before it returned) and must return nothing.
   HookList<GradHook> leaf_hooks;
-  HookList<PostAccumulateHook> post_accumulate_hooks;
+  HookList<GradHook> post_accumulate_hooks;
   std::mutex mutex;  // guards grad while gradients accumulate
 };
 

@@ -379,8 +379,18 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
       add_(m.grad, g);
     }
   }
-  if (auto hooks = m.post_accumulate_hooks.snapshot())
-    for (const auto& [id, hook] : *hooks) hook(variable_);
+  if (auto hooks = m.post_accumulate_hooks.snapshot()) {
+    // As in PyTorch, a hook that returns a tensor hands it to the hooks after it, and the
+    // refusal comes once they have all run.
+    Tensor value = variable_;
+    bool returned = false;
+    for (const auto& [id, hook] : *hooks) {
+      Tensor result = run_hook(hook, value);
+      returned |= !result.is_same(value);
+      value = std::move(result);
+    }
+    TP_CHECK(!returned, "Tensor post accumulate grad hooks should return None.");
+  }
   return {};
 }
 

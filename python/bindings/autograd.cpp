@@ -40,8 +40,8 @@ autograd::GradHook python_hook(nb::object fn) {
             nb::gil_scoped_acquire gil;
             nb::object result = nb::borrow(ref->get())(wrap(grad));
             if (result.is_none()) return {};
-            TP_CHECK_TYPE(is_tensor(result), "[register_hook] a hook must return a Tensor or None, got ",
-                          nb::type_name(result.type()).c_str());
+            TP_CHECK_TYPE(is_tensor(result), "expected Variable, but hook returned '",
+                          nb::type_name(result.type()).c_str(), "'");
             return unwrap(result);
           }};
 }
@@ -73,14 +73,7 @@ RemovableHandle register_hook(const Tensor& t, nb::object fn) {
 RemovableHandle register_post_accumulate_grad_hook(const Tensor& t, nb::object fn) {
   TP_CHECK(autograd::is_leaf(t) && autograd::requires_grad(t), "[register_post_accumulate_grad_hook] post accumulate "
            "grad hooks can only be registered on leaf tensors that require grad");
-  auto ref = std::make_shared<PyRef>(std::move(fn));
-  int id = autograd::ensure_meta(t).post_accumulate_hooks.add([ref](const Tensor& leaf) {
-    nb::gil_scoped_acquire gil;
-    nb::object result = nb::borrow(ref->get())(wrap(leaf));
-    TP_CHECK_TYPE(result.is_none() || is_tensor(result), "expected Variable, but hook returned '",
-                  nb::type_name(result.type()).c_str(), "'");
-    TP_CHECK(result.is_none(), "Tensor post accumulate grad hooks should return None.");
-  });
+  int id = autograd::ensure_meta(t).post_accumulate_hooks.add(python_hook(std::move(fn)));
   Tensor keep = t;
   return {[keep, id] { autograd::ensure_meta(keep).post_accumulate_hooks.remove(id); }};
 }

@@ -54,9 +54,7 @@ EXCEPTIONS = ("RuntimeError", "TypeError", "ValueError", "IndexError")  # what t
 LEAF_SHAPES = [(3,), (2, 3), (2, 3), (3, 2), ()]
 
 # KNOWN BUG rules: what tensorplay gets wrong today, left out until fixed (delete the rule then):
-#   returning post hook: PyTorch runs every post-accumulate-grad hook of a leaf before refusing one
-#       that returned a tensor, and hands that tensor to the hooks after it as their argument;
-#       tensorplay refuses at once. No post hook is registered after one that returns.
+#   none now.
 # TORCH CRASH rules: what makes torch 2.13 itself crash (SIGSEGV).
 
 
@@ -89,7 +87,6 @@ class Gen:
         self.values = []
         self.hooks = []              # names of the handles registered
         self.retained = []           # values retain_grad was called on
-        self.returning_post = set()  # leaves with a post-accumulate hook that returns a tensor
         self.modified = set()        # roots written in place
 
     def emit(self, *lines):
@@ -238,11 +235,9 @@ def add_hook(g):
         g.emit(f"{a.name}.retain_grad()")
         g.retained.append(a)
         return
-    post = kind < 0.3 and a.leaf and a.name not in g.returning_post  # KNOWN BUG: returning post hook
+    post = kind < 0.3 and a.leaf
     bodies, weights = (POST_HOOK_BODIES, POST_HOOK_WEIGHTS) if post else (HOOK_BODIES, HOOK_WEIGHTS)
     body = g.rng.choices(list(bodies), weights)[0]
-    if post and body == "return":
-        g.returning_post.add(a.name)
     name = f"h{len(g.hooks)}"
     g.hooks.append(name)
     # TORCH CRASH: a hook registered during backward on a view (after an in-place op on it).
@@ -326,7 +321,7 @@ def deep_case(rng, max_depth, full):
         g.emit(*["y.sum().backward(retain_graph=True)"] * (passes - 1), "y.sum().backward()")
     elif rng.random() < 0.5:
         g.emit("note('grad', m.autograd.grad(y.sum(), [x])[0])")
-        notes.append(("grad", gradient))
+        notes += [("x hook", gradient)] * hooked + [("grad", gradient)]  # the leaf's hook runs here too
     g.emit("del y", "note('x.grad', x.grad)")
     notes.append(("x.grad", gradient[:2] + (gradient[2] * passes,) if passes else None))
     return Case(f"deep chain of {iterations * len(steps)} steps", g.source(),

@@ -1581,6 +1581,27 @@ def test_post_accumulate_grad_hook_returning_a_value_raises():
     check_same_error(scenario, match="should return None")
 
 
+@pytest.mark.parametrize("returned", ["none", "itself", "grad", "scaled", "int", "other size", "other dtype"])
+def test_post_accumulate_grad_hooks_all_run_before_a_returned_value_is_refused(returned):
+    # Each hook sees what the one before it returned; the refusal comes once all have run.
+    def scenario(m):
+        w = m.ones(3, requires_grad=True)
+        seen = []
+
+        def first(t):
+            return {"none": None, "itself": t, "grad": t.grad, "scaled": t.detach() * 3, "int": 5,
+                    "other size": m.ones(2), "other dtype": t.detach().double()}[returned]
+
+        def later(t):
+            seen.append(t.tolist())
+
+        for hook in (first, later, later):
+            w.register_post_accumulate_grad_hook(hook)
+        error = raised(lambda: (w * 2).sum().backward())
+        return seen, w.grad.tolist(), type(error).__name__, str(error).split(" (was")[0]
+    check_same(scenario)
+
+
 def test_hooks_registered_and_removed_while_other_threads_run_backward():
     w = tp.ones(3, requires_grad=True)
     done = threading.Event()
