@@ -8,9 +8,9 @@ namespace tp {
 
 void register_builtin_backends() {
   static cpu::CpuBackend cpu;
-  register_backend(DeviceType::CPU, cpu);
+  register_backend(DeviceType::CPU, &cpu);
   static meta::MetaBackend meta;
-  register_backend(DeviceType::Meta, meta);
+  register_backend(DeviceType::Meta, &meta);
 }
 
 }  // namespace tp

@@ -394,6 +394,11 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   return {};
 }
 
+TensorList OverwriteBackward::apply(TensorList&& grads) {
+  if (next_edges().empty()) return {};
+  return {zeros_like(grads[0])};
+}
+
 }  // namespace tp::autograd
 
 namespace tp {

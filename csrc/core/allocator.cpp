@@ -132,11 +132,4 @@ AllocatorStats cpu_allocator_stats() { return cpu_cache().stats(); }
 void cpu_empty_cache() { cpu_cache().empty_cache(); }
 void cpu_reset_peak_stats() { cpu_cache().reset_peak(); }
 
-DataPtr allocate(Device device, size_t nbytes) {
-  if (device.is_meta()) return DataPtr();  // a meta storage has a size and no bytes
-  TP_CHECK(device.is_cpu(), "[allocate] cannot place a tensor on ", device.str(),
-           ": tensorplay was built without CUDA support");
-  return cpu_allocate(nbytes);
-}
-
 }  // namespace tp

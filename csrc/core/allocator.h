@@ -42,7 +42,4 @@ void cpu_empty_cache();
 // Starts a new peak: peak_allocated_bytes becomes what is allocated now.
 void cpu_reset_peak_stats();
 
-// The allocator for a device; a device this build cannot reach raises a clear error.
-DataPtr allocate(Device device, size_t nbytes);
-
 }  // namespace tp

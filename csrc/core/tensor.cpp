@@ -1,5 +1,7 @@
 #include "core/tensor.h"
 
+#include "dispatch/backend.h"
+#include "dispatch/kernel_toolbox.h"
 #include "ops/ops.h"
 
 namespace tp {
@@ -17,9 +19,15 @@ int64_t Tensor::stride(int64_t d) const {
 Scalar Tensor::item() const {
   TP_CHECK(numel() == 1, "[item] a Tensor with ", numel(), " elements cannot be converted to Scalar");
   TP_CHECK(!device().is_meta(), "Tensor.item() cannot be called on meta tensors");
+  // The value is read on the host: a tensor elsewhere is copied there first.
+  Tensor host = *this;
+  if (!device().is_cpu()) {
+    host = kernel::empty({}, dtype(), DeviceType::CPU);
+    backend(device()).copy(host, make_view(*this, {}, {}, storage_offset()));  // its one element
+  }
   return visit_dtype("item", dtype(), [&](auto t) -> Scalar {
     using T = decltype(t);
-    return Scalar(*static_cast<const T*>(data_ptr()));
+    return Scalar(*static_cast<const T*>(host.data_ptr()));
   });
 }
 

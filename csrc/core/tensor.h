@@ -64,7 +64,8 @@ class Tensor {
   void backward(const Tensor& gradient = {}, bool retain_graph = false, bool create_graph = false) const;
   Tensor detach() const;
 
-  // Common ops as methods, for C++ readers.
+  // Common ops as methods, for C++ readers: the public, recording ops (kernels use
+  // dispatch/kernel_toolbox.h instead).
   Tensor contiguous() const;
   Tensor to(ScalarType dtype) const;
   Tensor view(IntArrayRef sizes) const;

@@ -11,6 +11,7 @@ class CpuBackend final : public Backend {
  public:
   CpuBackend();  // applies TP_CPU_CAPABILITY (cpu/capability.h) before any kernel runs
 
+  DataPtr allocate(size_t nbytes) override { return cpu_allocate(nbytes); }
   void copy(const Tensor& dst, const Tensor& src) override;
   void fill(const Tensor& dst, const Scalar& value) override;
   void arange(const Tensor& out, const Scalar& start, const Scalar& step) override;

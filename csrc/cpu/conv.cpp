@@ -11,7 +11,7 @@
 #include "cpu/convert.h"
 #include "cpu/loop.h"
 #include "cpu/onednn.h"
-#include "ops/ops.h"
+#include "dispatch/kernel_toolbox.h"
 
 namespace tp::cpu {
 
@@ -375,7 +375,10 @@ void CpuBackend::conv2d_weight_grad(const Tensor& grad_weight, const Tensor& gra
   const bool kernel_sums_bias = single_channel || onednn_sums_bias() || in.dtype() == ScalarType::Float64;
   if (grad_bias.defined() && (no_product || !kernel_sums_bias)) {
     conv2d_weight_grad(grad_weight, Tensor(), grad_out, in, w);
-    return copy(grad_bias, sum(grad_out, {0, 2, 3}));
+    // reduce writes grad_out's shape with the summed dims of size 1: grad_bias seen as [1, C, 1, 1].
+    const Tensor sums = make_view(grad_bias, {1, grad_bias.numel(), 1, 1}, {0, grad_bias.stride(0), 0, 0},
+                                  grad_bias.storage_offset());
+    return reduce(ReduceOp::Sum, sums, grad_out, {true, false, true, true});
   }
   if (no_product) return fill(grad_weight, 0);
   if (single_channel) return single_channel_weight_grad(grad_weight, grad_bias, grad_out, in, w);

@@ -13,7 +13,7 @@
 #include "cpu/convert.h"
 #include "cpu/loop.h"
 #include "cpu/onednn.h"
-#include "ops/ops.h"
+#include "dispatch/kernel_toolbox.h"
 
 namespace tp::cpu {
 
@@ -68,16 +68,16 @@ Tensor gemm_operand(const Tensor& t, ScalarType dtype) {
   const bool rows = t.stride(2) == 1, dense = rows || t.stride(1) == 1;
   const bool relayout = avx2_gemm() && !rows && t.numel() * itemsize(dtype) <= kSmallOperand;
   const bool by_rows = rows || !dense || relayout;  // the copy below is made row by row
-  const Tensor lines = by_rows ? t : transpose(t, 1, 2);  // walked with a stride of ld
+  const Tensor lines = by_rows ? t : kernel::transpose(t, 1, 2);  // walked with a stride of ld
   const int64_t ld = lines.stride(1);
   constexpr int64_t kAliasing = 1024, kPadding = 64, kMinLines = 64;
   const bool aliasing = avx2_gemm() && lines.size(1) >= kMinLines && (ld * itemsize(dtype)) % kAliasing == 0 &&
                         t.stride(0) != 0;
   if (dense && !relayout && !aliasing && t.dtype() == dtype) return t;
   const int64_t line = lines.size(2), padded = aliasing ? line + kPadding / itemsize(dtype) : line;
-  Tensor buffer = narrow(empty({t.size(0), lines.size(1), padded}, dtype, t.device()), 2, 0, line);
-  backend(t.device()).copy(buffer, lines);  // the kernel itself: nothing here is recorded for autograd
-  return by_rows ? buffer : transpose(buffer, 1, 2);
+  Tensor buffer = kernel::narrow(kernel::empty({t.size(0), lines.size(1), padded}, dtype, t.device()), 2, 0, line);
+  backend(t.device()).copy(buffer, lines);
+  return by_rows ? buffer : kernel::transpose(buffer, 1, 2);
 }
 
 // Whether this CPU's oneDNN multiplies dtype itself. It refuses bfloat16 below AVX-512 and float16
@@ -184,7 +184,7 @@ bool onednn_gemm(const Tensor& out, const Tensor& a, const Tensor& b, float beta
 template <class T>
 void loop_gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) {
   const int64_t batch = out.size(0), m = out.size(1), n = out.size(2), k = a.size(2);
-  Tensor bc = b.contiguous();  // rows of b are walked densely
+  Tensor bc = kernel::contiguous(b);  // rows of b are walked densely
   const T al = alpha.to<T>(), be = beta.to<T>();
   const T* pa = static_cast<const T*>(a.data_ptr());
   const T* pb = static_cast<const T*>(bc.data_ptr());
@@ -222,15 +222,16 @@ void CpuBackend::gemm(const Tensor& out, const Tensor& a, const Tensor& b, const
       return;
     }
     // Compute in float32 and round once (out's values only matter to a nonzero beta).
-    Tensor out32 = be == 0 ? empty_like(out, ScalarType::Float32) : out.to(ScalarType::Float32);
+    Tensor out32 = be == 0 ? kernel::empty(out.sizes(), ScalarType::Float32, out.device())
+                            : kernel::to(out, ScalarType::Float32);
     bool ok = onednn_gemm(out32, gemm_operand(a, ScalarType::Float32), gemm_operand(b, ScalarType::Float32), be, al,
-                          bias.defined() ? bias.to(ScalarType::Float32) : bias);
+                          bias.defined() ? kernel::to(bias, ScalarType::Float32) : bias);
     TP_CHECK(ok, "[matmul] oneDNN could not create a float32 matmul");
     copy(out, out32);
     return;
   }
   // The loops below add the product to out: the bias goes there first.
-  if (bias.defined()) copy(out, expand(bias, out.sizes()));
+  if (bias.defined()) copy(out, kernel::expand(bias, out.sizes()));
   const Scalar addend_scale = bias.defined() ? Scalar(1) : beta;
   if (a.size(2) == 0) {  // an empty sum: out = beta * out
     if (addend_scale.to_double() == 0) fill(out, 0);

@@ -2,7 +2,7 @@
 
 #include "cpu/backend.h"
 #include "cpu/loop.h"
-#include "ops/ops.h"
+#include "dispatch/kernel_toolbox.h"
 
 namespace tp::cpu {
 
@@ -77,8 +77,9 @@ void CpuBackend::scatter(const Tensor& self, int64_t dim, const Tensor& index, c
 void CpuBackend::index_gather(const Tensor& out, const Tensor& rows, const Tensor& offsets) {
   const int64_t count = offsets.numel();
   if (count == 0 || out.numel() == 0) return;
-  const int64_t* off = static_cast<const int64_t*>(offsets.contiguous().data_ptr());
-  Tensor first_out = select(out, 0, 0);
+  Tensor off_c = kernel::contiguous(offsets);
+  const int64_t* off = static_cast<const int64_t*>(off_c.data_ptr());
+  Tensor first_out = kernel::select(out, 0, 0);
   StridedLoop<2> row_loop = strided_loop(first_out, rows);
   const int64_t out_step = out.stride(0) * out.itemsize(), size = rows.itemsize();
   visit_dtype("index", rows.dtype(), [&](auto t) {
@@ -99,9 +100,9 @@ void CpuBackend::index_gather(const Tensor& out, const Tensor& rows, const Tenso
 void CpuBackend::index_put(const Tensor& rows, const Tensor& offsets, const Tensor& values, bool accumulate) {
   const int64_t count = offsets.numel();
   if (count == 0 || rows.numel() == 0) return;
-  Tensor off_c = offsets.contiguous();
+  Tensor off_c = kernel::contiguous(offsets);
   const int64_t* off = static_cast<const int64_t*>(off_c.data_ptr());
-  StridedLoop<2> row_loop = strided_loop(rows, select(values, 0, 0));
+  StridedLoop<2> row_loop = strided_loop(rows, kernel::select(values, 0, 0));
   const int64_t value_step = values.stride(0) * values.itemsize(), size = rows.itemsize();
   visit_dtype("index_put_", rows.dtype(), [&](auto t) {
     using T = decltype(t);
@@ -121,7 +122,7 @@ void CpuBackend::index_put(const Tensor& rows, const Tensor& offsets, const Tens
 }
 
 Tensor CpuBackend::nonzero(const Tensor& in) {
-  Tensor x = in.contiguous();
+  Tensor x = kernel::contiguous(in);
   const int64_t ndim = x.dim(), n = x.numel();
   std::vector<bool> flags(n);
   int64_t count = 0;
@@ -133,7 +134,7 @@ Tensor CpuBackend::nonzero(const Tensor& in) {
       count += flags[i];
     }
   });
-  Tensor out = empty({count, ndim}, ScalarType::Int64, in.device());
+  Tensor out = kernel::empty({count, ndim}, ScalarType::Int64, in.device());
   int64_t* o = static_cast<int64_t*>(out.data_ptr());
   Shape index(ndim, 0);
   for (int64_t i = 0; i < n; ++i) {

@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "cpu/convert.h"
-#include "ops/ops.h"
+#include "dispatch/kernel_toolbox.h"
 
 namespace tp::cpu::onednn {
 
@@ -172,10 +172,10 @@ void Plan::execute(const Data& data) const {
   std::vector<Tensor> buffers;
   if (scratchpad_bytes_ > 0) {
     const int64_t bytes = static_cast<int64_t>(scratchpad_bytes_);
-    b->scratchpad.set_data_handle(buffers.emplace_back(empty({bytes}, ScalarType::UInt8)).data_ptr());
+    b->scratchpad.set_data_handle(buffers.emplace_back(kernel::empty({bytes}, ScalarType::UInt8, DeviceType::CPU)).data_ptr());
   }
   auto buffer = [&](const dnnl::memory::desc& desc) {
-    return buffers.emplace_back(empty({static_cast<int64_t>(desc.get_size())}, ScalarType::UInt8)).data_ptr();
+    return buffers.emplace_back(kernel::empty({static_cast<int64_t>(desc.get_size())}, ScalarType::UInt8, DeviceType::CPU)).data_ptr();
   };
   for (size_t i = 0; i < steps_.size(); ++i) {
     b->user[i].set_data_handle(data.at(steps_[i].operand.arg));

@@ -16,7 +16,7 @@
 #include "cpu/convert.h"
 #include "cpu/loop.h"
 #include "cpu/simd.h"
-#include "ops/ops.h"
+#include "dispatch/kernel_toolbox.h"
 
 namespace tp::cpu {
 
@@ -226,9 +226,9 @@ void reduce_typed(const Tensor& out, const Tensor& in, const std::vector<bool>& 
   // General case: [kept..., reduced...] with dense reduced rows.
   for (int64_t d = 0; d < ndim; ++d)
     if (mask[d]) order.push_back(d);
-  Tensor rows = permute(in, order);
+  Tensor rows = kernel::permute(in, order);
   if (overlaps(rows)) return reduce_in_chunks<R>(o, rows, kept, reduced);
-  rows = rows.contiguous();
+  rows = kernel::contiguous(rows);
   const T* x = static_cast<const T*>(rows.data_ptr());
   if (kept == 1) {  // a full reduction: split the one row across threads
     const int64_t chunks = std::min<int64_t>(get_num_threads(), std::max<int64_t>(1, reduced / kGrain));
@@ -277,7 +277,7 @@ void CpuBackend::arg_reduce(ArgReduceOp op, const Tensor& values, const Tensor& 
   visit_dtype("argmax", in.dtype(), [&](auto t) {
     using T = decltype(t);
     using M = opmath_t<T>;
-    Tensor rows = movedim(in, dim, -1).contiguous();
+    Tensor rows = kernel::contiguous(kernel::movedim_last(in, dim));
     const int64_t n = in.dim() ? in.size(dim) : 1;
     const int64_t count = n ? in.numel() / n : 0;
     const T* x = static_cast<const T*>(rows.data_ptr());
@@ -316,7 +316,7 @@ void CpuBackend::scan(ScanOp op, const Tensor& out, const Tensor& in, int64_t di
     // PyTorch accumulates float scans in double on the CPU.
     using Acc = std::conditional_t<std::is_integral_v<T>, int64_t,
                                    std::conditional_t<std::is_same_v<T, double> || std::is_same_v<T, float>, double, float>>;
-    Tensor src = in.contiguous();
+    Tensor src = kernel::contiguous(in);
     const int64_t n = in.dim() ? in.size(dim) : 1;
     const int64_t inner = in.dim() ? numel(in.sizes().subspan(dim + 1)) : 1;
     const int64_t outer = n > 0 && inner > 0 ? in.numel() / (n * inner) : 0;
@@ -341,7 +341,7 @@ void CpuBackend::softmax(const Tensor& out, const Tensor& in, int64_t dim, bool 
   visit_dtype<DTypes::Floating>(log ? "log_softmax" : "softmax", in.dtype(), [&](auto t) {
     using T = decltype(t);
     using M = opmath_t<T>;
-    Tensor src = in.contiguous();
+    Tensor src = kernel::contiguous(in);
     const int64_t n = in.dim() ? in.size(dim) : 1;
     const int64_t inner = in.dim() ? numel(in.sizes().subspan(dim + 1)) : 1;
     const int64_t outer = n > 0 && inner > 0 ? in.numel() / (n * inner) : 0;

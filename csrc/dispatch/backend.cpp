@@ -1,6 +1,7 @@
 #include "dispatch/backend.h"
 
 #include <array>
+#include <utility>
 
 namespace tp {
 
@@ -11,13 +12,15 @@ std::array<Backend*, kNumDeviceTypes>& registry() {
 }
 }  // namespace
 
-void register_backend(DeviceType type, Backend& kernels) { registry()[static_cast<int>(type)] = &kernels; }
+Backend* register_backend(DeviceType type, Backend* kernels) {
+  return std::exchange(registry()[static_cast<int>(type)], kernels);
+}
 
 Backend& backend(Device device) {
   static const bool registered = (register_builtin_backends(), true);
   (void)registered;
   Backend* kernels = registry()[static_cast<int>(device.type)];
-  TP_CHECK(kernels, "no kernels for ", device.str(), ": tensorplay was built without CUDA support");
+  TP_CHECK(kernels, "[", device.str(), "] no kernels for this device: tensorplay was built without CUDA support");
   return *kernels;
 }
 

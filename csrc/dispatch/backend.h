@@ -10,6 +10,7 @@
 #include <array>
 #include <optional>
 
+#include "core/allocator.h"
 #include "core/tensor.h"
 
 namespace tp {
@@ -65,7 +66,10 @@ class Backend {
  public:
   virtual ~Backend() = default;
 
-  // dst = src, converting dtypes; src has dst's shape (possibly through zero strides).
+  // Memory for a storage of nbytes on this backend's device.
+  virtual DataPtr allocate(size_t nbytes) = 0;
+  // dst = src, converting dtypes; src has dst's shape (possibly through zero strides). A copy
+  // between this backend's device and the CPU comes here too, whichever side is the CPU.
   virtual void copy(const Tensor& dst, const Tensor& src) = 0;
   virtual void fill(const Tensor& dst, const Scalar& value) = 0;
   // out[i] = start + i * step over the flattened, contiguous out.
@@ -160,8 +164,8 @@ class Backend {
 
 // The backend for a device; a device type this build lacks raises a clear RuntimeError.
 Backend& backend(Device device);
-// Makes `kernels` the backend of a device type.
-void register_backend(DeviceType type, Backend& kernels);
+// Makes `kernels` the backend of a device type (none for null); returns the one it replaces.
+Backend* register_backend(DeviceType type, Backend* kernels);
 // Registers the backends built into the library (backends.cpp); backend() calls it once.
 void register_builtin_backends();
 

@@ -10,7 +10,10 @@ namespace tp::meta {
 
 class MetaBackend final : public Backend {
  public:
-  void copy(const Tensor&, const Tensor&) override {}
+  DataPtr allocate(size_t) override { return {}; }  // a meta storage has a size and no bytes
+  void copy(const Tensor& dst, const Tensor&) override {
+    if (!dst.device().is_meta()) TP_NOT_IMPLEMENTED("Cannot copy out of meta tensor; no data!");
+  }
   void fill(const Tensor&, const Scalar&) override {}
   void arange(const Tensor&, const Scalar&, const Scalar&) override {}
 

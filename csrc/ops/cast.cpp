@@ -47,9 +47,6 @@ bool can_cast(ScalarType from, ScalarType to) {
 
 Tensor copy_(const Tensor& self, const Tensor& src) {
   TP_CHECK(src.defined(), "[copy_] expected a tensor to copy from");
-  if (src.device().is_meta() && !self.device().is_meta()) TP_NOT_IMPLEMENTED("Cannot copy out of meta tensor; no data!");
-  TP_CHECK(src.device() == self.device() || self.device().is_meta(), "[copy_] copies between ",
-           src.device().str(), " and ", self.device().str(), " are not supported by this build");
   check_no_internal_overlap("copy_", self);
   check_no_partial_overlap("copy_", self, src);
   auto shape = try_broadcast_shapes(self.sizes(), src.sizes());
@@ -64,7 +61,10 @@ Tensor copy_(const Tensor& self, const Tensor& src) {
       !(src.storage_offset() == self.storage_offset() && src.strides().size() == self.strides().size() &&
         std::equal(src.strides().begin(), src.strides().end(), self.strides().begin()) && src.dtype() == self.dtype()))
     source = expand(clone(src), self.sizes());
-  backend(self.device()).copy(self, source);
+  // Between devices, the backend of the one that is not the CPU copies (meta's where one side is
+  // meta: it has no data to give or take).
+  const bool source_copies = src.device().is_meta() || self.device().is_cpu();
+  backend(source_copies ? src.device() : self.device()).copy(self, source);
   self.bump_version();
   return self;
 }

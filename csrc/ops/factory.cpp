@@ -5,6 +5,7 @@
 
 #include "autograd/grad_mode.h"
 #include "dispatch/backend.h"
+#include "dispatch/kernel_toolbox.h"
 #include "ops/elementwise.h"
 
 namespace tp {
@@ -37,12 +38,7 @@ Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, OptionalDType dtype
   int64_t nbytes = 0;
   TP_CHECK(extent && !__builtin_mul_overflow(*extent, itemsize(t), &nbytes), "[empty] Storage size calculation "
            "overflowed with sizes=", to_string(sizes), " and strides=", to_string(strides));
-  device = device.with_index();
-  auto storage = Storage::make(allocate(device, static_cast<size_t>(nbytes)), static_cast<size_t>(nbytes), device);
-  auto impl = intrusive_ptr<TensorImpl>::make(std::move(storage), t, Shape(sizes.begin(), sizes.end()),
-                                              Shape(strides.begin(), strides.end()), 0);
-  impl->set_inference(is_inference_mode_enabled());
-  return Tensor(std::move(impl));
+  return kernel::empty_strided(sizes, strides, t, device);
 }
 
 Tensor empty(IntArrayRef sizes, OptionalDType dtype, Device device) {
