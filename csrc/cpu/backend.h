@@ -9,7 +9,7 @@ namespace tp::cpu {
 
 class CpuBackend final : public Backend {
  public:
-  CpuBackend();  // applies TP_CPU_CAPABILITY (cpu/capability.h) before any kernel runs
+  CpuBackend();  // applies TP_CPU_CAPABILITY (cpu/simd/capability.h) before any kernel runs
 
   DataPtr allocate(size_t nbytes) override { return cpu_allocate(nbytes); }
   void copy(const Tensor& dst, const Tensor& src) override;

@@ -5,10 +5,10 @@
 
 #include "cpu/backend.h"
 #include "cpu/convert.h"
-#include "cpu/float_rows.h"
+#include "cpu/simd/float_rows.h"
 #include "cpu/loop.h"
 #include "cpu/math.h"
-#include "cpu/simd.h"
+#include "cpu/simd/simd.h"
 
 namespace tp::cpu {
 

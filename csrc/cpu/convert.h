@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "core/scalar_type.h"
-#include "cpu/simd.h"
+#include "cpu/simd/simd.h"
 
 namespace tp::cpu {
 

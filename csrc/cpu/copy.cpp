@@ -9,7 +9,7 @@
 #include "cpu/backend.h"
 #include "cpu/convert.h"
 #include "cpu/loop.h"
-#include "cpu/simd.h"
+#include "cpu/simd/simd.h"
 
 namespace tp::cpu {
 

@@ -12,7 +12,7 @@
 #include "cpu/backend.h"
 #include "cpu/convert.h"
 #include "cpu/loop.h"
-#include "cpu/onednn.h"
+#include "cpu/onednn/plan.h"
 #include "dispatch/kernel_toolbox.h"
 
 namespace tp::cpu {

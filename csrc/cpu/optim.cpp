@@ -1,11 +1,11 @@
 // Optimizer updates fused into one pass over a parameter's tensors. The op-by-op update reads and
 // writes the momentum buffer twice and the parameter once more; fused, each is read and written
-// once, which is what a memory-bound step costs. float32 runs the SIMD kernel (simd_sgd.cpp);
+// once, which is what a memory-bound step costs. float32 runs the SIMD kernel (simd/sgd.cpp);
 // float64 (gradient checks) the same sequence one element at a time.
 
 #include "cpu/backend.h"
 #include "cpu/loop.h"
-#include "cpu/simd.h"
+#include "cpu/simd/simd.h"
 
 namespace tp::cpu {
 

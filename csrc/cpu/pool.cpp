@@ -8,7 +8,7 @@
 #include "cpu/backend.h"
 #include "cpu/convert.h"
 #include "cpu/loop.h"
-#include "cpu/simd.h"
+#include "cpu/simd/simd.h"
 
 namespace tp::cpu {
 
@@ -94,7 +94,7 @@ bool windows_tile(const Window& w, const Planes& d) {
          w.dilation == std::array<int64_t, 2>{1, 1} && d.P * w.kernel[0] <= d.H && d.Q * w.kernel[1] <= d.W;
 }
 
-// Whether the SIMD rows of simd_pool.cpp run: the 2x2 pool with stride 2, tiling the plane, whose
+// Whether the SIMD rows of simd/pool.cpp run: the 2x2 pool with stride 2, tiling the plane, whose
 // positions fit int32.
 bool simd_2x2(const Window& w, const Planes& d) {
   return windows_tile(w, d) && w.kernel == std::array<int64_t, 2>{2, 2} &&
@@ -142,7 +142,7 @@ void visit_positions(const Tensor& indices, const Planes& d, const F& f) {
 // sees its elements in row-major order: the first maximum wins a tie, and a NaN wins over numbers
 // (the last NaN, as PyTorch's kernel keeps). A window starts at -inf and at its first element, as
 // in PyTorch, so a window of -infs points at its first. The 2x2 pool with stride 2 runs the SIMD
-// row (simd_pool.cpp) on float32 and bfloat16 planes whose positions fit int32. Other 16-bit
+// row (simd/pool.cpp) on float32 and bfloat16 planes whose positions fit int32. Other 16-bit
 // planes are widened to float first and their maxima rounded back, which is exact.
 void CpuBackend::max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& in, const Window& w) {
   visit_dtype<DTypes::Floating>("max_pool2d", in.dtype(), [&](auto t) {

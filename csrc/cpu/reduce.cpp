@@ -15,7 +15,7 @@
 #include "cpu/backend.h"
 #include "cpu/convert.h"
 #include "cpu/loop.h"
-#include "cpu/simd.h"
+#include "cpu/simd/simd.h"
 #include "dispatch/kernel_toolbox.h"
 
 namespace tp::cpu {

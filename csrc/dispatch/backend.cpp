@@ -20,7 +20,7 @@ Backend& backend(Device device) {
   static const bool registered = (register_builtin_backends(), true);
   (void)registered;
   Backend* kernels = registry()[static_cast<int>(device.type)];
-  TP_CHECK(kernels, "[", device.str(), "] no kernels for this device: tensorplay was built without CUDA support");
+  TP_CHECK(kernels, "[backend] no kernels for ", device.str(), ": tensorplay was built without CUDA support");
   return *kernels;
 }
 

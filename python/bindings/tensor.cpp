@@ -6,8 +6,8 @@
 #include "bindings.h"
 #include "core/allocator.h"
 #include "core/parallel.h"
-#include "cpu/capability.h"
-#include "cpu/simd.h"
+#include "cpu/simd/capability.h"
+#include "cpu/simd/simd.h"
 
 namespace tp::python {
 

@@ -1,8 +1,8 @@
 // gelu and its gradient over contiguous float32 rows in SIMD code, compiled by Highway for each
-// x86 target and dispatched to the best one this CPU has at run time (see simd_softmax.cpp).
+// x86 target and dispatched to the best one this CPU has at run time (see simd/softmax.cpp).
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "cpu/simd_gelu.cpp"
+#define HWY_TARGET_INCLUDE "cpu/simd/gelu.cpp"
 #include <hwy/foreach_target.h>  // (before highway.h)
 
 #include <hwy/contrib/math/math-inl.h>
@@ -10,8 +10,8 @@
 
 #include <cstdint>
 
-#include "cpu/simd-inl.h"
-#include "cpu/simd.h"
+#include "cpu/simd/simd-inl.h"
+#include "cpu/simd/simd.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tp::cpu::HWY_NAMESPACE {

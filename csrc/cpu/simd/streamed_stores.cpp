@@ -15,7 +15,7 @@
 
 #include <atomic>
 
-#include "cpu/simd.h"
+#include "cpu/simd/simd.h"
 
 namespace tp::cpu::simd {
 

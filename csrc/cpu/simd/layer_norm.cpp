@@ -1,8 +1,8 @@
 // layer_norm of a contiguous float32 row in SIMD code, compiled by Highway for each x86 target
-// and dispatched to the best one this CPU has at run time (see simd_softmax.cpp).
+// and dispatched to the best one this CPU has at run time (see simd/softmax.cpp).
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "cpu/simd_layer_norm.cpp"
+#define HWY_TARGET_INCLUDE "cpu/simd/layer_norm.cpp"
 #include <hwy/foreach_target.h>  // (before highway.h)
 
 #include <hwy/highway.h>
@@ -10,8 +10,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "cpu/simd-inl.h"
-#include "cpu/simd.h"
+#include "cpu/simd/simd-inl.h"
+#include "cpu/simd/simd.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tp::cpu::HWY_NAMESPACE {

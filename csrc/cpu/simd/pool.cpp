@@ -1,13 +1,13 @@
 // The 2x2 max pool with stride 2 (VGG's, LeNet's, the demo CNN's) and its gradient over float32
 // and bfloat16 planes, in SIMD code, compiled by Highway for each x86 target and dispatched at run
-// time (see simd_softmax.cpp). Forward, one output row at a time, a vector of outputs at a time:
+// time (see simd/softmax.cpp). Forward, one output row at a time, a vector of outputs at a time:
 // the two input rows are loaded and split into even and odd columns, and each window's four
 // candidates are taken in row-major order, a larger value or a NaN replacing the best so far, as
 // CpuBackend::max_pool2d defines. Backward, one input row at a time. Every value either way is a
 // copy of an input, so bfloat16 ones go through float32 lanes and back exactly.
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "cpu/simd_pool.cpp"
+#define HWY_TARGET_INCLUDE "cpu/simd/pool.cpp"
 #include <hwy/foreach_target.h>  // (before highway.h)
 
 #include <hwy/highway.h>
@@ -17,8 +17,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "cpu/simd-inl.h"
-#include "cpu/simd.h"
+#include "cpu/simd/simd-inl.h"
+#include "cpu/simd/simd.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tp::cpu::HWY_NAMESPACE {

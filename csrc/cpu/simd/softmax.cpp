@@ -6,7 +6,7 @@
 // instruction where Highway's code for AVX-512 takes ten).
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "cpu/simd_softmax.cpp"
+#define HWY_TARGET_INCLUDE "cpu/simd/softmax.cpp"
 #include <hwy/foreach_target.h>  // (before highway.h)
 
 #include <hwy/contrib/math/math-inl.h>
@@ -17,8 +17,8 @@
 #include <cstdint>
 #include <limits>
 
-#include "cpu/simd-inl.h"
-#include "cpu/simd.h"
+#include "cpu/simd/simd-inl.h"
+#include "cpu/simd/simd.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tp::cpu::HWY_NAMESPACE {

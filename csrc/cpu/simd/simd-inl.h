@@ -1,4 +1,4 @@
-// Pieces shared by the Highway kernels (csrc/cpu/simd_*.cpp), compiled once per target like them:
+// Pieces shared by the Highway kernels (csrc/cpu/simd/*.cpp), compiled once per target like them:
 // a file includes this after hwy/foreach_target.h. (The guard below is Highway's per-target one.)
 
 #if defined(TP_CPU_SIMD_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -15,7 +15,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "cpu/simd.h"
+#include "cpu/simd/simd.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tp::cpu::HWY_NAMESPACE {

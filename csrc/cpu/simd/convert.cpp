@@ -1,5 +1,5 @@
 // Conversions between the 16-bit floats and float32 rows in SIMD code, compiled by Highway for
-// each x86 target and dispatched at run time (see simd_softmax.cpp). They follow core/half.h
+// each x86 target and dispatched at run time (see simd/softmax.cpp). They follow core/half.h
 // exactly: widening is exact, rounding is to nearest even, a NaN becomes the bfloat16 NaN 0xFFFF,
 // and float16 converts as the F16C instructions do, which the AVX2 and AVX-512 targets have.
 // Below AVX2, Highway emulates them (and truncates where F16C rounds), so float16 rows are
@@ -7,7 +7,7 @@
 // the CPU has it (round_to below).
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "cpu/simd_convert.cpp"
+#define HWY_TARGET_INCLUDE "cpu/simd/convert.cpp"
 #include <hwy/foreach_target.h>  // (before highway.h)
 
 #include <hwy/cache_control.h>
@@ -15,9 +15,9 @@
 
 #include <cstdint>
 
-#include "cpu/capability.h"
-#include "cpu/simd-inl.h"
-#include "cpu/simd.h"
+#include "cpu/simd/capability.h"
+#include "cpu/simd/simd-inl.h"
+#include "cpu/simd/simd.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>

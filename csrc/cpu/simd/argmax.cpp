@@ -1,10 +1,10 @@
 // argmax and argmin of contiguous float32 and bfloat16 rows in SIMD code, compiled by Highway for
-// each x86 target and dispatched at run time (see simd_softmax.cpp). PyTorch's answer is the
+// each x86 target and dispatched at run time (see simd/softmax.cpp). PyTorch's answer is the
 // first position of the largest (smallest) value, or of the first NaN: one pass finds the
 // extreme value and whether the row holds a NaN, a second the first position that has it.
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "cpu/simd_argmax.cpp"
+#define HWY_TARGET_INCLUDE "cpu/simd/argmax.cpp"
 #include <hwy/foreach_target.h>  // (before highway.h)
 
 #include <hwy/highway.h>
@@ -13,8 +13,8 @@
 #include <cstdint>
 #include <limits>
 
-#include "cpu/simd-inl.h"
-#include "cpu/simd.h"
+#include "cpu/simd/simd-inl.h"
+#include "cpu/simd/simd.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tp::cpu::HWY_NAMESPACE {

@@ -1,12 +1,12 @@
-#include "cpu/channel_blocks.h"
+#include "cpu/onednn/channel_blocks.h"
 
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
 #include "core/parallel.h"
-#include "cpu/onednn.h"
-#include "cpu/simd.h"
+#include "cpu/onednn/plan.h"
+#include "cpu/simd/simd.h"
 
 namespace tp::cpu {
 

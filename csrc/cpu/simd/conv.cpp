@@ -1,12 +1,12 @@
 // The weight gradient of a convolution over one-channel images (a grayscale network's first
 // layer), in SIMD code compiled by Highway for each x86 target and dispatched at run time (see
-// simd_softmax.cpp). Each weight w[o][r][s] gets the dot product of channel o's output gradient
+// simd/softmax.cpp). Each weight w[o][r][s] gets the dot product of channel o's output gradient
 // with the input image shifted by the tap (r, s), the image zero-padded once in float32 and kept
 // in L1 across the channels. The sums run in float32 lanes per image and channel and add up in
 // float64 across images.
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "cpu/simd_conv.cpp"
+#define HWY_TARGET_INCLUDE "cpu/simd/conv.cpp"
 #include <hwy/foreach_target.h>  // (before highway.h)
 
 #include <hwy/highway.h>
@@ -15,8 +15,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "cpu/simd-inl.h"
-#include "cpu/simd.h"
+#include "cpu/simd/simd-inl.h"
+#include "cpu/simd/simd.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tp::cpu::HWY_NAMESPACE {

@@ -1,9 +1,9 @@
 // Sums of contiguous float32 or bfloat16 rows (in float32 lanes) in SIMD code, compiled by
-// Highway for each x86 target and dispatched at run time (see simd_softmax.cpp): a row's sum, and
+// Highway for each x86 target and dispatched at run time (see simd/softmax.cpp): a row's sum, and
 // a row added into a row of sums (a sum over the leading dims, as a bias gradient's).
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "cpu/simd_sum.cpp"
+#define HWY_TARGET_INCLUDE "cpu/simd/sum.cpp"
 #include <hwy/foreach_target.h>  // (before highway.h)
 
 #include <hwy/highway.h>
@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "cpu/simd-inl.h"
-#include "cpu/simd.h"
+#include "cpu/simd/simd-inl.h"
+#include "cpu/simd/simd.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tp::cpu::HWY_NAMESPACE {

@@ -17,7 +17,7 @@
 
 #include "core/parallel.h"
 #include "core/scalar_type.h"
-#include "cpu/channel_blocks.h"
+#include "cpu/onednn/channel_blocks.h"
 
 namespace tp::cpu::onednn {
 

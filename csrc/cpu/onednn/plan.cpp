@@ -1,4 +1,4 @@
-#include "cpu/onednn.h"
+#include "cpu/onednn/plan.h"
 
 #include <omp.h>
 

@@ -1,5 +1,5 @@
 // exp, log, tanh, sigmoid and silu over contiguous float32 rows in SIMD code, compiled by Highway
-// for each x86 target and dispatched at run time (see simd_softmax.cpp). exp (ExpOf in
+// for each x86 target and dispatched at run time (see simd/softmax.cpp). exp (ExpOf in
 // simd-inl.h: Highway's on AVX2, its reduction and polynomial with AVX-512's scaling there) is good
 // to 1 ULP and Highway's Log to 4 of the exact result inside their valid ranges (tanh is our own,
 // to 1.3 ULP); outside them, each kernel gives what std:: gives
@@ -7,7 +7,7 @@
 // ns a value here.
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "cpu/simd_transcendental.cpp"
+#define HWY_TARGET_INCLUDE "cpu/simd/transcendental.cpp"
 #include <hwy/foreach_target.h>  // (before highway.h)
 
 #include <hwy/contrib/math/math-inl.h>
@@ -15,8 +15,8 @@
 
 #include <cstdint>
 
-#include "cpu/simd-inl.h"
-#include "cpu/simd.h"
+#include "cpu/simd/simd-inl.h"
+#include "cpu/simd/simd.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tp::cpu::HWY_NAMESPACE {

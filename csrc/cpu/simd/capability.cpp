@@ -1,5 +1,5 @@
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "cpu/capability.cpp"
+#define HWY_TARGET_INCLUDE "cpu/simd/capability.cpp"
 #include <hwy/foreach_target.h>  // (before highway.h)
 
 #include <hwy/highway.h>
@@ -24,7 +24,7 @@ HWY_AFTER_NAMESPACE();
 
 #include "core/error.h"
 #include "cpu/backend.h"
-#include "cpu/capability.h"
+#include "cpu/simd/capability.h"
 
 namespace tp::cpu {
 

@@ -1,19 +1,19 @@
 // SGD's momentum step over contiguous float32 rows in SIMD code, compiled by Highway for each x86
-// target and dispatched at run time (see simd_softmax.cpp). Each product and sum is rounded on its
+// target and dispatched at run time (see simd/softmax.cpp). Each product and sum is rounded on its
 // own, in the order of the op sequence it fuses (CpuBackend::sgd_momentum_step), so the fused step
 // gives the same numbers; CMakeLists.txt compiles this file with -ffp-contract=off so that the
 // compiler does not fuse them into FMAs either.
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "cpu/simd_sgd.cpp"
+#define HWY_TARGET_INCLUDE "cpu/simd/sgd.cpp"
 #include <hwy/foreach_target.h>  // (before highway.h)
 
 #include <hwy/highway.h>
 
 #include <cstdint>
 
-#include "cpu/simd-inl.h"
-#include "cpu/simd.h"
+#include "cpu/simd/simd-inl.h"
+#include "cpu/simd/simd.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tp::cpu::HWY_NAMESPACE {

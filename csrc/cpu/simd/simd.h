@@ -1,5 +1,5 @@
 #pragma once
-// Kernels written with Highway's SIMD operations (csrc/cpu/simd_*.cpp): each is compiled for
+// Kernels written with Highway's SIMD operations (csrc/cpu/simd/*.cpp): each is compiled for
 // every x86 target Highway knows and runs the best one this CPU has, chosen at run time, so a
 // build on any machine runs AVX2 or AVX-512 code where the CPU has it.
 

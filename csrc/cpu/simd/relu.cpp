@@ -1,10 +1,10 @@
 // relu and its gradient over contiguous float32 and bfloat16 rows in SIMD code, compiled by
-// Highway for each x86 target and dispatched at run time (see simd_softmax.cpp). Each result is
+// Highway for each x86 target and dispatched at run time (see simd/softmax.cpp). Each result is
 // one of the inputs or zero, so bfloat16 rows are widened to float32 registers to be compared
 // and narrowed back by dropping the low half of each lane, which is exact: no rounding.
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "cpu/simd_relu.cpp"
+#define HWY_TARGET_INCLUDE "cpu/simd/relu.cpp"
 #include <hwy/foreach_target.h>  // (before highway.h)
 
 #include <hwy/highway.h>
@@ -12,8 +12,8 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "cpu/simd-inl.h"
-#include "cpu/simd.h"
+#include "cpu/simd/simd-inl.h"
+#include "cpu/simd/simd.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tp::cpu::HWY_NAMESPACE {

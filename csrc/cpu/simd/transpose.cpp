@@ -1,13 +1,13 @@
 // Transposition of 2- and 4-byte matrices (x.t().contiguous(), a GEMM operand laid out as rows)
 // in blocks of 16x16 and 8x8 held in AVX2 registers, compiled by Highway for each x86 target and
-// dispatched at run time (see simd_softmax.cpp). A block is 16 (8) loads of 32 bytes, four (three)
+// dispatched at run time (see simd/softmax.cpp). A block is 16 (8) loads of 32 bytes, four (three)
 // rounds of interleaving lanes, and 16 (8) stores: a fifth of a cycle per element, where a copy
 // one element at a time takes one. Highway 1.0 has no transpose of its own and its interleaves
 // work within 128-bit blocks on every target, so the blocks use AVX2's own (at the edges of the
 // matrix, on a copy of the partial block); below AVX2 elements are copied one by one.
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "cpu/simd_transpose.cpp"
+#define HWY_TARGET_INCLUDE "cpu/simd/transpose.cpp"
 #include <hwy/foreach_target.h>  // (before highway.h)
 
 #include <hwy/highway.h>
@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "cpu/simd.h"
+#include "cpu/simd/simd.h"
 
 #if HWY_TARGET <= HWY_AVX2
 #include <immintrin.h>
