@@ -16,7 +16,7 @@ class CpuBackend final : public Backend {
   void fill(const Tensor& dst, const Scalar& value) override;
   void arange(const Tensor& out, const Scalar& start, const Scalar& step) override;
 
-  void unary(UnaryOp op, const Tensor& out, const Tensor& in, double p0, double p1, double p2) override;
+  void unary(UnaryOp op, const Tensor& out, const Tensor& in, const UnaryParams& params) override;
   void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) override;
   void binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, const Scalar& b) override;
   void ternary(TernaryOp op, const Tensor& out, const Tensor& cond_or_self, const Tensor& a, const Tensor& b,

@@ -49,7 +49,7 @@ SimdRow simd_row(UnaryOp op) {
 }
 
 template <class T>
-void unary_floating(UnaryOp op, const Tensor& out, const Tensor& in, double p0, double p1, double p2) {
+void unary_floating(UnaryOp op, const Tensor& out, const Tensor& in, const UnaryParams& params) {
   using M = opmath_t<T>;
   auto m = [&](auto f) { map<T, T>(out, in, f); };
   auto test = [&](auto f) { map<bool, T>(out, in, f); };
@@ -104,22 +104,31 @@ void unary_floating(UnaryOp op, const Tensor& out, const Tensor& in, double p0, 
     case UnaryOp::Gelu: return m([](M x) { return math::gelu(x); });  // float64 (the others: above)
     case UnaryOp::GeluTanh: return m([](M x) { return math::gelu_tanh(x); });
     case UnaryOp::Silu: return m([](M x) { return x / (M(1) + std::exp(-x)); });
-    case UnaryOp::Softplus: return m([b = M(p0), t = M(p1)](M x) { return math::softplus(x, b, t); });
-    case UnaryOp::RoundDecimals: return m([d = int64_t(p0)](M x) { return math::round_decimals(x, d); });
-    case UnaryOp::NanToNum: return m([a = M(p0), b = M(p1), c = M(p2)](M x) { return math::nan_to_num(x, a, b, c); });
+    case UnaryOp::Softplus: {
+      const auto [beta, threshold] = std::get<unary::Softplus>(params);
+      return m([b = M(beta), t = M(threshold)](M x) { return math::softplus(x, b, t); });
+    }
+    case UnaryOp::RoundDecimals:
+      return m([d = std::get<unary::Decimals>(params).decimals](M x) { return math::round_decimals(x, d); });
+    case UnaryOp::NanToNum: {
+      const auto [nan, posinf, neginf] = std::get<unary::Replacements>(params);
+      return m([a = M(nan), b = M(posinf), c = M(neginf)](M x) { return math::nan_to_num(x, a, b, c); });
+    }
     case UnaryOp::Clamp:
-      return m([lo = M(p0), hi = M(p1)](M x) {  // a missing bound is infinite
+      return m([lo = M(std::get<unary::Bounds>(params).min), hi = M(std::get<unary::Bounds>(params).max)](M x) {
         if (std::isnan(x)) return x;
         if (std::isnan(lo) || std::isnan(hi)) return std::numeric_limits<M>::quiet_NaN();
         if (x < lo) x = lo;
         if (x > hi) x = hi;
         return x;
       });
-    case UnaryOp::PowScalar:
-      if (p0 == 2) return m([](M x) { return x * x; });
-      if (p0 == 0.5) return m([](M x) { return std::sqrt(x); });
-      return m([e = M(p0)](M x) { return std::pow(x, e); });
-    case UnaryOp::RPowScalar: return m([b = M(p0)](M x) { return std::pow(b, x); });
+    case UnaryOp::PowScalar: {
+      const double exponent = std::get<unary::Exponent>(params).exponent;
+      if (exponent == 2) return m([](M x) { return x * x; });
+      if (exponent == 0.5) return m([](M x) { return std::sqrt(x); });
+      return m([e = M(exponent)](M x) { return std::pow(x, e); });
+    }
+    case UnaryOp::RPowScalar: return m([b = M(std::get<unary::Base>(params).base)](M x) { return std::pow(b, x); });
     case UnaryOp::LogicalNot: return test([](M x) { return x == M(0); });
     case UnaryOp::IsNan: return test([](M x) { return std::isnan(x); });
     case UnaryOp::IsInf: return test([](M x) { return std::isinf(x); });
@@ -130,7 +139,7 @@ void unary_floating(UnaryOp op, const Tensor& out, const Tensor& in, double p0, 
 }
 
 template <class T>
-void unary_integral(UnaryOp op, const Tensor& out, const Tensor& in, double p0, double p1, double p2) {
+void unary_integral(UnaryOp op, const Tensor& out, const Tensor& in, const UnaryParams& params) {
   auto m = [&](auto f) { map<T, T>(out, in, f); };
   auto test = [&](auto f) { map<bool, T>(out, in, f); };
   switch (op) {
@@ -144,13 +153,16 @@ void unary_integral(UnaryOp op, const Tensor& out, const Tensor& in, double p0, 
     case UnaryOp::NanToNum: return m([](T x) { return x; });
     case UnaryOp::Relu: return m([](T x) { return x > 0 ? x : T(0); });
     case UnaryOp::Clamp:
-      return m([lo = p0, hi = p1](T x) {  // a missing bound is infinite
+      return m([bounds = std::get<unary::Bounds>(params)](T x) {  // a missing bound is infinite
+        const auto [lo, hi] = bounds;
         if (x < lo) x = static_cast<T>(lo);
         if (x > hi) x = static_cast<T>(hi);
         return x;
       });
-    case UnaryOp::PowScalar: return m([e = static_cast<T>(p0)](T x) { return math::pow(x, e); });
-    case UnaryOp::RPowScalar: return m([b = static_cast<T>(p0)](T x) { return math::pow(b, x); });
+    case UnaryOp::PowScalar:
+      return m([e = static_cast<T>(std::get<unary::Exponent>(params).exponent)](T x) { return math::pow(x, e); });
+    case UnaryOp::RPowScalar:
+      return m([b = static_cast<T>(std::get<unary::Base>(params).base)](T x) { return math::pow(b, x); });
     case UnaryOp::BitwiseNot:
       if constexpr (std::is_same_v<T, bool>) return m([](T x) { return !x; });
       else return m([](T x) { return static_cast<T>(~x); });
@@ -165,11 +177,11 @@ void unary_integral(UnaryOp op, const Tensor& out, const Tensor& in, double p0, 
 
 }  // namespace
 
-void CpuBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in, double p0, double p1, double p2) {
+void CpuBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in, const UnaryParams& params) {
   visit_dtype("unary op", in.dtype(), [&](auto t) {
     using T = decltype(t);
-    if constexpr (std::is_integral_v<T>) unary_integral<T>(op, out, in, p0, p1, p2);
-    else unary_floating<T>(op, out, in, p0, p1, p2);
+    if constexpr (std::is_integral_v<T>) unary_integral<T>(op, out, in, params);
+    else unary_floating<T>(op, out, in, params);
   });
 }
 

@@ -9,26 +9,41 @@
 #include <cstdint>
 #include <array>
 #include <optional>
+#include <variant>
 
 #include "core/allocator.h"
 #include "core/tensor.h"
+#include "dispatch/unary_ops.h"
 
 namespace tp {
 
 class Generator;
 
+#define TP_UNARY_KERNEL(op, kernel, ...) kernel,
+// The rows of dispatch/unary_ops.h, then the kernels of the unary ops with arguments of their own.
 enum class UnaryOp : uint8_t {
-  Neg, Abs, Sign, Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Sqrt, Rsqrt, Reciprocal,
-  Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Tanh, Sigmoid, Erf, Erfinv, Floor, Ceil, Round, Trunc, Relu, Gelu, GeluTanh, Silu,
-  Softplus,    // params: beta, threshold
-  RoundDecimals,  // params: decimals
-  NanToNum,    // params: nan, posinf, neginf
-  Clamp,       // params: min, max (either may be NaN for "none")
-  PowScalar,   // params: exponent; x ** e
-  RPowScalar,  // params: base; base ** x
-  BitwiseNot, LogicalNot,  // LogicalNot writes bool
-  IsNan, IsInf, IsFinite,  // write bool
+  TP_UNARY_OPS(TP_UNARY_KERNEL)
+  Round, Gelu, GeluTanh,
+  Softplus,       // UnaryParams: Softplus
+  RoundDecimals,  // UnaryParams: Decimals
+  NanToNum,       // UnaryParams: Replacements
+  Clamp,          // UnaryParams: Bounds
+  PowScalar,      // UnaryParams: Exponent; x ** exponent
+  RPowScalar,     // UnaryParams: Base; base ** x
 };
+#undef TP_UNARY_KERNEL
+
+// The arguments of the unary kernels that take some.
+namespace unary {
+struct Softplus { double beta, threshold; };
+struct Decimals { int64_t decimals; };
+struct Replacements { double nan, posinf, neginf; };  // what NaN, +inf and -inf become
+struct Bounds { double min, max; };                   // a missing bound is infinite
+struct Exponent { double exponent; };
+struct Base { double base; };
+}  // namespace unary
+using UnaryParams = std::variant<std::monostate, unary::Softplus, unary::Decimals, unary::Replacements,
+                                 unary::Bounds, unary::Exponent, unary::Base>;
 
 enum class BinaryOp : uint8_t {
   Add,  // a + alpha * b, alpha in the scalar parameter
@@ -40,9 +55,6 @@ enum class BinaryOp : uint8_t {
   GeluBackward, GeluTanhBackward,  // a * gelu'(b): a gradient through gelu, b its input
   Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr, LogicalXor,  // write bool
 };
-
-constexpr bool writes_bool(BinaryOp op) { return op >= BinaryOp::Eq; }
-constexpr bool writes_bool(UnaryOp op) { return op >= UnaryOp::LogicalNot; }
 
 enum class TernaryOp : uint8_t {
   Where,    // cond ? a : b; cond is bool
@@ -77,8 +89,7 @@ class Backend {
 
   // Elementwise. `in`, `a`, `b` have out's shape and the compute dtype (out is bool for the
   // ops that write bool). The scalar of binary_scalar is applied in the op's compute precision.
-  virtual void unary(UnaryOp op, const Tensor& out, const Tensor& in, double p0 = 0, double p1 = 0,
-                     double p2 = 0) = 0;
+  virtual void unary(UnaryOp op, const Tensor& out, const Tensor& in, const UnaryParams& params) = 0;
   virtual void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
                       const Scalar& alpha) = 0;
   virtual void binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, const Scalar& b) = 0;

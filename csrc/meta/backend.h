@@ -17,7 +17,7 @@ class MetaBackend final : public Backend {
   void fill(const Tensor&, const Scalar&) override {}
   void arange(const Tensor&, const Scalar&, const Scalar&) override {}
 
-  void unary(UnaryOp, const Tensor&, const Tensor&, double, double, double) override {}
+  void unary(UnaryOp, const Tensor&, const Tensor&, const UnaryParams&) override {}
   void binary(BinaryOp, const Tensor&, const Tensor&, const Tensor&, const Scalar&) override {}
   void binary_scalar(BinaryOp, const Tensor&, const Tensor&, const Scalar&) override {}
   void ternary(TernaryOp, const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Scalar&) override {}

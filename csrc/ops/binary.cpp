@@ -115,33 +115,54 @@ Tensor gelu_tanh_backward_x(const Tensor& g, const Tensor& grad, const Tensor& x
 }  // namespace d
 
 // clang-format off
-constexpr BinarySpec kAdd{"add", BinaryOp::Add, DTypeRule::Promote, "AddBackward0", "AddBackward0", d::same, d::scaled, kNothing, kNothing, true};
-constexpr BinarySpec kSub{"sub", BinaryOp::Sub, DTypeRule::NoBool, "SubBackward0", "SubBackward0", d::same, d::negated, kNothing, kNothing, true};
-constexpr BinarySpec kMul{"mul", BinaryOp::Mul, DTypeRule::Promote, "MulBackward0", "MulBackward0", d::mul_a, d::mul_b, kB, kA};
-constexpr BinarySpec kDiv{"div", BinaryOp::Div, DTypeRule::ToFloat, "DivBackward0", "DivBackward0", d::div_a, d::div_b, kB, kA | kB};
-constexpr BinarySpec kDivTrunc{"div", BinaryOp::DivTrunc, DTypeRule::NoBool, "DivBackward2", "DivBackward3", d::zero, d::zero};
-constexpr BinarySpec kDivFloor{"div", BinaryOp::DivFloor, DTypeRule::NoBool, "DivBackward2", "DivBackward3", d::zero, d::zero};
-constexpr BinarySpec kFloorDivide{"floor_divide", BinaryOp::DivFloor, DTypeRule::NoBool};
-constexpr BinarySpec kRemainder{"remainder", BinaryOp::Remainder, DTypeRule::NoBool, "RemainderBackward1", "RemainderBackward0", d::same, d::remainder_b, kNothing, kA | kB, true};
-constexpr BinarySpec kPow{"pow", BinaryOp::Pow, DTypeRule::NoBool, "PowBackward1", "PowBackward0", d::pow_a, d::pow_b, kA | kB, kA | kB | kOutput};
-constexpr BinarySpec kAtan2{"atan2", BinaryOp::Atan2, DTypeRule::ToFloat, "Atan2Backward0", "Atan2Backward0", d::atan2_a, d::atan2_b, kA | kB, kA | kB};
-constexpr BinarySpec kMaximum{"maximum", BinaryOp::Maximum, DTypeRule::Promote, "MaximumBackward0", "MaximumBackward0", d::select_a, d::select_b, kA | kB | kOutput, kA | kB | kOutput};
-constexpr BinarySpec kMinimum{"minimum", BinaryOp::Minimum, DTypeRule::Promote, "MinimumBackward0", "MinimumBackward0", d::select_a, d::select_b, kA | kB | kOutput, kA | kB | kOutput};
-constexpr BinarySpec kThresholdBackward{"threshold_backward", BinaryOp::ThresholdBackward, DTypeRule::NoBool, "ThresholdBackwardBackward0", nullptr, d::threshold_a, d::zero, kB, kNothing};
-constexpr BinarySpec kGeluBackward{"gelu_backward", BinaryOp::GeluBackward, DTypeRule::ToFloat, "GeluBackwardBackward0", nullptr, d::gelu_backward_grad, d::gelu_backward_x, kB, kA | kB};
-constexpr BinarySpec kGeluTanhBackward{"gelu_backward", BinaryOp::GeluTanhBackward, DTypeRule::ToFloat, "GeluBackwardBackward0", nullptr, d::gelu_tanh_backward_grad, d::gelu_tanh_backward_x, kB, kA | kB};
-constexpr BinarySpec kBitwiseAnd{"bitwise_and", BinaryOp::BitwiseAnd, DTypeRule::Integral};
-constexpr BinarySpec kBitwiseOr{"bitwise_or", BinaryOp::BitwiseOr, DTypeRule::Integral};
-constexpr BinarySpec kBitwiseXor{"bitwise_xor", BinaryOp::BitwiseXor, DTypeRule::Integral};
-constexpr BinarySpec kEq{"eq", BinaryOp::Eq, DTypeRule::Compare, nullptr, nullptr, nullptr, nullptr, kNothing, kNothing, true};
-constexpr BinarySpec kNe{"ne", BinaryOp::Ne, DTypeRule::Compare, nullptr, nullptr, nullptr, nullptr, kNothing, kNothing, true};
-constexpr BinarySpec kLt{"lt", BinaryOp::Lt, DTypeRule::Compare, nullptr, nullptr, nullptr, nullptr, kNothing, kNothing, true};
-constexpr BinarySpec kLe{"le", BinaryOp::Le, DTypeRule::Compare, nullptr, nullptr, nullptr, nullptr, kNothing, kNothing, true};
-constexpr BinarySpec kGt{"gt", BinaryOp::Gt, DTypeRule::Compare, nullptr, nullptr, nullptr, nullptr, kNothing, kNothing, true};
-constexpr BinarySpec kGe{"ge", BinaryOp::Ge, DTypeRule::Compare, nullptr, nullptr, nullptr, nullptr, kNothing, kNothing, true};
-constexpr BinarySpec kLogicalAnd{"logical_and", BinaryOp::LogicalAnd, DTypeRule::Compare};
-constexpr BinarySpec kLogicalOr{"logical_or", BinaryOp::LogicalOr, DTypeRule::Compare};
-constexpr BinarySpec kLogicalXor{"logical_xor", BinaryOp::LogicalXor, DTypeRule::Compare};
+constexpr BinarySpec kAdd{.name = "add", .op = BinaryOp::Add, .rule = DTypeRule::Promote, .node = "AddBackward0",
+    .scalar_node = "AddBackward0", .da = d::same, .db = d::scaled, .rounds_scalar = true};
+constexpr BinarySpec kSub{.name = "sub", .op = BinaryOp::Sub, .rule = DTypeRule::NoBool, .node = "SubBackward0",
+    .scalar_node = "SubBackward0", .da = d::same, .db = d::negated, .rounds_scalar = true};
+constexpr BinarySpec kMul{.name = "mul", .op = BinaryOp::Mul, .rule = DTypeRule::Promote, .node = "MulBackward0",
+    .scalar_node = "MulBackward0", .da = d::mul_a, .db = d::mul_b, .da_uses = kB, .db_uses = kA};
+constexpr BinarySpec kDiv{.name = "div", .op = BinaryOp::Div, .rule = DTypeRule::ToFloat, .node = "DivBackward0",
+    .scalar_node = "DivBackward0", .da = d::div_a, .db = d::div_b, .da_uses = kB, .db_uses = kA | kB};
+constexpr BinarySpec kDivTrunc{.name = "div", .op = BinaryOp::DivTrunc, .rule = DTypeRule::NoBool,
+    .node = "DivBackward2", .scalar_node = "DivBackward3", .da = d::zero, .db = d::zero};
+constexpr BinarySpec kDivFloor{.name = "div", .op = BinaryOp::DivFloor, .rule = DTypeRule::NoBool,
+    .node = "DivBackward2", .scalar_node = "DivBackward3", .da = d::zero, .db = d::zero};
+constexpr BinarySpec kFloorDivide{.name = "floor_divide", .op = BinaryOp::DivFloor, .rule = DTypeRule::NoBool};
+constexpr BinarySpec kRemainder{.name = "remainder", .op = BinaryOp::Remainder, .rule = DTypeRule::NoBool,
+    .node = "RemainderBackward1", .scalar_node = "RemainderBackward0", .da = d::same, .db = d::remainder_b,
+    .db_uses = kA | kB, .rounds_scalar = true};
+constexpr BinarySpec kPow{.name = "pow", .op = BinaryOp::Pow, .rule = DTypeRule::NoBool, .node = "PowBackward1",
+    .scalar_node = "PowBackward0", .da = d::pow_a, .db = d::pow_b, .da_uses = kA | kB, .db_uses = kA | kB | kOutput};
+constexpr BinarySpec kAtan2{.name = "atan2", .op = BinaryOp::Atan2, .rule = DTypeRule::ToFloat,
+    .node = "Atan2Backward0", .scalar_node = "Atan2Backward0", .da = d::atan2_a, .db = d::atan2_b, .da_uses = kA | kB,
+    .db_uses = kA | kB};
+constexpr BinarySpec kMaximum{.name = "maximum", .op = BinaryOp::Maximum, .rule = DTypeRule::Promote,
+    .node = "MaximumBackward0", .scalar_node = "MaximumBackward0", .da = d::select_a, .db = d::select_b,
+    .da_uses = kA | kB | kOutput, .db_uses = kA | kB | kOutput};
+constexpr BinarySpec kMinimum{.name = "minimum", .op = BinaryOp::Minimum, .rule = DTypeRule::Promote,
+    .node = "MinimumBackward0", .scalar_node = "MinimumBackward0", .da = d::select_a, .db = d::select_b,
+    .da_uses = kA | kB | kOutput, .db_uses = kA | kB | kOutput};
+constexpr BinarySpec kThresholdBackward{.name = "threshold_backward", .op = BinaryOp::ThresholdBackward,
+    .rule = DTypeRule::NoBool, .node = "ThresholdBackwardBackward0", .da = d::threshold_a, .db = d::zero,
+    .da_uses = kB};
+constexpr BinarySpec kGeluBackward{.name = "gelu_backward", .op = BinaryOp::GeluBackward, .rule = DTypeRule::ToFloat,
+    .node = "GeluBackwardBackward0", .da = d::gelu_backward_grad, .db = d::gelu_backward_x, .da_uses = kB,
+    .db_uses = kA | kB};
+constexpr BinarySpec kGeluTanhBackward{.name = "gelu_backward", .op = BinaryOp::GeluTanhBackward,
+    .rule = DTypeRule::ToFloat, .node = "GeluBackwardBackward0", .da = d::gelu_tanh_backward_grad,
+    .db = d::gelu_tanh_backward_x, .da_uses = kB, .db_uses = kA | kB};
+constexpr BinarySpec kBitwiseAnd{.name = "bitwise_and", .op = BinaryOp::BitwiseAnd, .rule = DTypeRule::Integral};
+constexpr BinarySpec kBitwiseOr{.name = "bitwise_or", .op = BinaryOp::BitwiseOr, .rule = DTypeRule::Integral};
+constexpr BinarySpec kBitwiseXor{.name = "bitwise_xor", .op = BinaryOp::BitwiseXor, .rule = DTypeRule::Integral};
+constexpr BinarySpec kEq{.name = "eq", .op = BinaryOp::Eq, .rule = DTypeRule::Compare, .rounds_scalar = true};
+constexpr BinarySpec kNe{.name = "ne", .op = BinaryOp::Ne, .rule = DTypeRule::Compare, .rounds_scalar = true};
+constexpr BinarySpec kLt{.name = "lt", .op = BinaryOp::Lt, .rule = DTypeRule::Compare, .rounds_scalar = true};
+constexpr BinarySpec kLe{.name = "le", .op = BinaryOp::Le, .rule = DTypeRule::Compare, .rounds_scalar = true};
+constexpr BinarySpec kGt{.name = "gt", .op = BinaryOp::Gt, .rule = DTypeRule::Compare, .rounds_scalar = true};
+constexpr BinarySpec kGe{.name = "ge", .op = BinaryOp::Ge, .rule = DTypeRule::Compare, .rounds_scalar = true};
+constexpr BinarySpec kLogicalAnd{.name = "logical_and", .op = BinaryOp::LogicalAnd, .rule = DTypeRule::Compare};
+constexpr BinarySpec kLogicalOr{.name = "logical_or", .op = BinaryOp::LogicalOr, .rule = DTypeRule::Compare};
+constexpr BinarySpec kLogicalXor{.name = "logical_xor", .op = BinaryOp::LogicalXor, .rule = DTypeRule::Compare};
 // clang-format on
 
 // The backward node of a binary op. With a number as b, b is kept as that number.

@@ -12,6 +12,7 @@
 #include "core/generator.h"
 #include "core/tensor.h"
 #include "core/type_promotion.h"
+#include "dispatch/unary_ops.h"
 
 namespace tp {
 
@@ -120,14 +121,11 @@ Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Te
 Tensor index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
 
 // ---- unary.cpp ----
-#define TP_UNARY_OPS(_) \
-  _(neg) _(abs) _(sign) _(exp) _(exp2) _(expm1) _(log) _(log2) _(log10) _(log1p) _(sqrt) _(rsqrt) \
-  _(reciprocal) _(sin) _(cos) _(tan) _(asin) _(acos) _(atan) _(sinh) _(cosh) _(tanh) _(sigmoid) _(erf) _(erfinv) _(floor) _(ceil) _(trunc) _(relu) _(silu) \
-  _(bitwise_not) _(logical_not) _(isnan) _(isinf) _(isfinite)
-#define TP_DECLARE_UNARY(name) Tensor name(const Tensor& t);
+// The rows of dispatch/unary_ops.h.
+#define TP_DECLARE_UNARY(name, ...) Tensor name(const Tensor& t);
 TP_UNARY_OPS(TP_DECLARE_UNARY)
 #undef TP_DECLARE_UNARY
-#define TP_DECLARE_UNARY_(name) Tensor name##_(const Tensor& t);
+#define TP_DECLARE_UNARY_(name, ...) Tensor name##_(const Tensor& t);
 TP_UNARY_OPS(TP_DECLARE_UNARY_)
 #undef TP_DECLARE_UNARY_
 Tensor round(const Tensor& t, int64_t decimals = 0);

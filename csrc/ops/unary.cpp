@@ -1,6 +1,7 @@
-// Elementwise ops of one tensor. Each op is one line of the table below: its dtype rule, the name
-// of its backward node, and its derivative, written with public ops so that it can itself be
-// differentiated (double backward).
+// Elementwise ops of one tensor. Each op is a row of dispatch/unary_ops.h (or, for the ops with
+// arguments of their own, of the table below): its dtype rule, the name of its backward node,
+// and its derivative, written here with public ops so that it can itself be differentiated
+// (double backward).
 
 #include <cmath>
 #include <limits>
@@ -25,13 +26,8 @@ enum class DTypeRule {
   Predicate,  // any dtype in, bool out
 };
 
-// An op's scalar parameters (softplus's beta and threshold, clamp's bounds, pow's exponent).
-struct Params {
-  double a = 0, b = 0, c = 0;
-};
-
 // The gradient of the input, given the gradient g of the output y = op(x).
-using Derivative = Tensor (*)(const Tensor& g, const Tensor& x, const Tensor& y, const Params& p);
+using Derivative = Tensor (*)(const Tensor& g, const Tensor& x, const Tensor& y, const UnaryParams& p);
 
 // What a derivative reads, so that only that is saved for backward.
 enum Uses : uint8_t { kNothing = 0, kInput = 1, kOutput = 2 };
@@ -47,97 +43,77 @@ struct UnarySpec {
 
 namespace d {  // derivatives
 using std::numbers::ln2, std::numbers::ln10, std::numbers::pi;
-Tensor zero(const Tensor& g, const Tensor&, const Tensor&, const Params&) { return zeros_like(g); }
-Tensor neg(const Tensor& g, const Tensor&, const Tensor&, const Params&) { return tp::neg(g); }
-Tensor abs(const Tensor& g, const Tensor& x, const Tensor&, const Params&) { return mul(g, sign(x)); }
-Tensor exp(const Tensor& g, const Tensor&, const Tensor& y, const Params&) { return mul(g, y); }
-Tensor exp2(const Tensor& g, const Tensor&, const Tensor& y, const Params&) { return mul(g, mul(y, ln2)); }
-Tensor expm1(const Tensor& g, const Tensor&, const Tensor& y, const Params&) { return mul(g, add(y, 1)); }
-Tensor log(const Tensor& g, const Tensor& x, const Tensor&, const Params&) { return div(g, x); }
-Tensor log2(const Tensor& g, const Tensor& x, const Tensor&, const Params&) { return div(g, mul(x, ln2)); }
-Tensor log10(const Tensor& g, const Tensor& x, const Tensor&, const Params&) { return div(g, mul(x, ln10)); }
-Tensor log1p(const Tensor& g, const Tensor& x, const Tensor&, const Params&) { return div(g, add(x, 1)); }
-Tensor sqrt(const Tensor& g, const Tensor&, const Tensor& y, const Params&) { return div(g, mul(y, 2)); }
-Tensor rsqrt(const Tensor& g, const Tensor&, const Tensor& y, const Params&) { return mul(g, mul(pow(y, 3), -0.5)); }
-Tensor reciprocal(const Tensor& g, const Tensor&, const Tensor& y, const Params&) { return mul(g, tp::neg(mul(y, y))); }
-Tensor sin(const Tensor& g, const Tensor& x, const Tensor&, const Params&) { return mul(g, cos(x)); }
-Tensor cos(const Tensor& g, const Tensor& x, const Tensor&, const Params&) { return mul(g, tp::neg(tp::sin(x))); }
-Tensor tan(const Tensor& g, const Tensor&, const Tensor& y, const Params&) { return mul(g, add(mul(y, y), 1)); }
+Tensor zero(const Tensor& g, const Tensor&, const Tensor&, const UnaryParams&) { return zeros_like(g); }
+Tensor neg(const Tensor& g, const Tensor&, const Tensor&, const UnaryParams&) { return tp::neg(g); }
+Tensor abs(const Tensor& g, const Tensor& x, const Tensor&, const UnaryParams&) { return mul(g, sign(x)); }
+Tensor exp(const Tensor& g, const Tensor&, const Tensor& y, const UnaryParams&) { return mul(g, y); }
+Tensor exp2(const Tensor& g, const Tensor&, const Tensor& y, const UnaryParams&) { return mul(g, mul(y, ln2)); }
+Tensor expm1(const Tensor& g, const Tensor&, const Tensor& y, const UnaryParams&) { return mul(g, add(y, 1)); }
+Tensor log(const Tensor& g, const Tensor& x, const Tensor&, const UnaryParams&) { return div(g, x); }
+Tensor log2(const Tensor& g, const Tensor& x, const Tensor&, const UnaryParams&) { return div(g, mul(x, ln2)); }
+Tensor log10(const Tensor& g, const Tensor& x, const Tensor&, const UnaryParams&) { return div(g, mul(x, ln10)); }
+Tensor log1p(const Tensor& g, const Tensor& x, const Tensor&, const UnaryParams&) { return div(g, add(x, 1)); }
+Tensor sqrt(const Tensor& g, const Tensor&, const Tensor& y, const UnaryParams&) { return div(g, mul(y, 2)); }
+Tensor rsqrt(const Tensor& g, const Tensor&, const Tensor& y, const UnaryParams&) { return mul(g, mul(pow(y, 3), -0.5)); }
+Tensor reciprocal(const Tensor& g, const Tensor&, const Tensor& y, const UnaryParams&) { return mul(g, tp::neg(mul(y, y))); }
+Tensor sin(const Tensor& g, const Tensor& x, const Tensor&, const UnaryParams&) { return mul(g, cos(x)); }
+Tensor cos(const Tensor& g, const Tensor& x, const Tensor&, const UnaryParams&) { return mul(g, tp::neg(tp::sin(x))); }
+Tensor tan(const Tensor& g, const Tensor&, const Tensor& y, const UnaryParams&) { return mul(g, add(mul(y, y), 1)); }
 // d/dx asin(x) = 1 / sqrt(1 - x^2), acos = -asin', atan = 1 / (1 + x^2).
-Tensor asin(const Tensor& g, const Tensor& x, const Tensor&, const Params&) {
+Tensor asin(const Tensor& g, const Tensor& x, const Tensor&, const UnaryParams&) {
   return div(g, tp::sqrt(rsub(mul(x, x), 1)));
 }
-Tensor acos(const Tensor& g, const Tensor& x, const Tensor&, const Params&) {
+Tensor acos(const Tensor& g, const Tensor& x, const Tensor&, const UnaryParams&) {
   return tp::neg(div(g, tp::sqrt(rsub(mul(x, x), 1))));
 }
-Tensor atan(const Tensor& g, const Tensor& x, const Tensor&, const Params&) { return div(g, add(mul(x, x), 1)); }
-Tensor sinh(const Tensor& g, const Tensor& x, const Tensor&, const Params&) { return mul(g, tp::cosh(x)); }
-Tensor cosh(const Tensor& g, const Tensor& x, const Tensor&, const Params&) { return mul(g, tp::sinh(x)); }
+Tensor atan(const Tensor& g, const Tensor& x, const Tensor&, const UnaryParams&) { return div(g, add(mul(x, x), 1)); }
+Tensor sinh(const Tensor& g, const Tensor& x, const Tensor&, const UnaryParams&) { return mul(g, tp::cosh(x)); }
+Tensor cosh(const Tensor& g, const Tensor& x, const Tensor&, const UnaryParams&) { return mul(g, tp::sinh(x)); }
 // y = erfinv(x) means x = erf(y), so dy/dx = 1 / erf'(y) = sqrt(pi) / 2 * exp(y^2).
-Tensor erfinv(const Tensor& g, const Tensor&, const Tensor& y, const Params&) {
+Tensor erfinv(const Tensor& g, const Tensor&, const Tensor& y, const UnaryParams&) {
   return mul(g, mul(tp::exp(mul(y, y)), std::sqrt(pi) / 2));
 }
-Tensor tanh(const Tensor& g, const Tensor&, const Tensor& y, const Params&) { return mul(g, rsub(mul(y, y), 1)); }
-Tensor sigmoid(const Tensor& g, const Tensor&, const Tensor& y, const Params&) { return mul(g, mul(y, rsub(y, 1))); }
-Tensor erf(const Tensor& g, const Tensor& x, const Tensor&, const Params&) {
+Tensor tanh(const Tensor& g, const Tensor&, const Tensor& y, const UnaryParams&) { return mul(g, rsub(mul(y, y), 1)); }
+Tensor sigmoid(const Tensor& g, const Tensor&, const Tensor& y, const UnaryParams&) { return mul(g, mul(y, rsub(y, 1))); }
+Tensor erf(const Tensor& g, const Tensor& x, const Tensor&, const UnaryParams&) {
   return mul(g, mul(tp::exp(tp::neg(mul(x, x))), 2 / std::sqrt(pi)));
 }
-Tensor relu(const Tensor& g, const Tensor&, const Tensor& y, const Params&) { return threshold_backward(g, y, 0); }
-Tensor silu(const Tensor& g, const Tensor& x, const Tensor&, const Params&) {
+Tensor relu(const Tensor& g, const Tensor&, const Tensor& y, const UnaryParams&) { return threshold_backward(g, y, 0); }
+Tensor silu(const Tensor& g, const Tensor& x, const Tensor&, const UnaryParams&) {
   Tensor s = tp::sigmoid(x);
   return mul(g, mul(s, add(mul(x, rsub(s, 1)), 1)));
 }
-Tensor gelu(const Tensor& g, const Tensor& x, const Tensor&, const Params&) { return gelu_backward(g, x, "none"); }
-Tensor gelu_tanh(const Tensor& g, const Tensor& x, const Tensor&, const Params&) { return gelu_backward(g, x, "tanh"); }
-Tensor softplus(const Tensor& g, const Tensor& x, const Tensor&, const Params& p) {
-  Tensor scaled = mul(x, p.a);
-  return where(gt(scaled, p.b), g, mul(g, tp::sigmoid(scaled)));
+Tensor gelu(const Tensor& g, const Tensor& x, const Tensor&, const UnaryParams&) { return gelu_backward(g, x, "none"); }
+Tensor gelu_tanh(const Tensor& g, const Tensor& x, const Tensor&, const UnaryParams&) { return gelu_backward(g, x, "tanh"); }
+Tensor softplus(const Tensor& g, const Tensor& x, const Tensor&, const UnaryParams& p) {
+  const auto [beta, threshold] = std::get<unary::Softplus>(p);
+  Tensor scaled = mul(x, beta);
+  return where(gt(scaled, threshold), g, mul(g, tp::sigmoid(scaled)));
 }
-Tensor nan_to_num(const Tensor& g, const Tensor& x, const Tensor&, const Params&) { return mul(g, isfinite(x)); }
-Tensor clamp(const Tensor& g, const Tensor& x, const Tensor&, const Params& p) {
+Tensor nan_to_num(const Tensor& g, const Tensor& x, const Tensor&, const UnaryParams&) { return mul(g, isfinite(x)); }
+Tensor clamp(const Tensor& g, const Tensor& x, const Tensor&, const UnaryParams& p) {
   // Where lo <= x <= hi (a missing bound is infinite; a NaN bound or a NaN x passes nothing).
-  return mul(g, logical_and(ge(x, p.a), le(x, p.b)));
+  const auto [lo, hi] = std::get<unary::Bounds>(p);
+  return mul(g, logical_and(ge(x, lo), le(x, hi)));
 }
-Tensor pow(const Tensor& g, const Tensor& x, const Tensor&, const Params& p) {
-  if (p.a == 0) return zeros_like(g);
-  return mul(g, mul(tp::pow(x, p.a - 1), p.a));
+Tensor pow(const Tensor& g, const Tensor& x, const Tensor&, const UnaryParams& p) {
+  const double e = std::get<unary::Exponent>(p).exponent;
+  if (e == 0) return zeros_like(g);
+  return mul(g, mul(tp::pow(x, e - 1), e));
 }
-Tensor rpow(const Tensor& g, const Tensor&, const Tensor& y, const Params& p) { return mul(g, mul(y, std::log(p.a))); }
+Tensor rpow(const Tensor& g, const Tensor&, const Tensor& y, const UnaryParams& p) {
+  return mul(g, mul(y, std::log(std::get<unary::Base>(p).base)));
+}
 }  // namespace d
 
+#define TP_UNARY_SPEC(op, kernel, rule, node, derivative, reads) \
+  constexpr UnarySpec k##kernel{#op, UnaryOp::kernel, DTypeRule::rule, node, derivative, reads};
+TP_UNARY_OPS(TP_UNARY_SPEC)
+#undef TP_UNARY_SPEC
+// The ops with arguments of their own.
 // clang-format off
-constexpr UnarySpec kNeg{"neg", UnaryOp::Neg, DTypeRule::Numeric, "NegBackward0", d::neg};
-constexpr UnarySpec kAbs{"abs", UnaryOp::Abs, DTypeRule::Numeric, "AbsBackward0", d::abs, kInput};
-constexpr UnarySpec kSign{"sign", UnaryOp::Sign, DTypeRule::Any, "SignBackward0", d::zero};
-constexpr UnarySpec kExp{"exp", UnaryOp::Exp, DTypeRule::ToFloat, "ExpBackward0", d::exp, kOutput};
-constexpr UnarySpec kExp2{"exp2", UnaryOp::Exp2, DTypeRule::ToFloat, "Exp2Backward0", d::exp2, kOutput};
-constexpr UnarySpec kExpm1{"expm1", UnaryOp::Expm1, DTypeRule::ToFloat, "Expm1Backward0", d::expm1, kOutput};
-constexpr UnarySpec kLog{"log", UnaryOp::Log, DTypeRule::ToFloat, "LogBackward0", d::log, kInput};
-constexpr UnarySpec kLog2{"log2", UnaryOp::Log2, DTypeRule::ToFloat, "Log2Backward0", d::log2, kInput};
-constexpr UnarySpec kLog10{"log10", UnaryOp::Log10, DTypeRule::ToFloat, "Log10Backward0", d::log10, kInput};
-constexpr UnarySpec kLog1p{"log1p", UnaryOp::Log1p, DTypeRule::ToFloat, "Log1PBackward0", d::log1p, kInput};
-constexpr UnarySpec kSqrt{"sqrt", UnaryOp::Sqrt, DTypeRule::ToFloat, "SqrtBackward0", d::sqrt, kOutput};
-constexpr UnarySpec kRsqrt{"rsqrt", UnaryOp::Rsqrt, DTypeRule::ToFloat, "RsqrtBackward0", d::rsqrt, kOutput};
-constexpr UnarySpec kReciprocal{"reciprocal", UnaryOp::Reciprocal, DTypeRule::ToFloat, "ReciprocalBackward0", d::reciprocal, kOutput};
-constexpr UnarySpec kSin{"sin", UnaryOp::Sin, DTypeRule::ToFloat, "SinBackward0", d::sin, kInput};
-constexpr UnarySpec kCos{"cos", UnaryOp::Cos, DTypeRule::ToFloat, "CosBackward0", d::cos, kInput};
-constexpr UnarySpec kTan{"tan", UnaryOp::Tan, DTypeRule::ToFloat, "TanBackward0", d::tan, kOutput};
-constexpr UnarySpec kAsin{"asin", UnaryOp::Asin, DTypeRule::ToFloat, "AsinBackward0", d::asin, kInput};
-constexpr UnarySpec kAcos{"acos", UnaryOp::Acos, DTypeRule::ToFloat, "AcosBackward0", d::acos, kInput};
-constexpr UnarySpec kAtan{"atan", UnaryOp::Atan, DTypeRule::ToFloat, "AtanBackward0", d::atan, kInput};
-constexpr UnarySpec kSinh{"sinh", UnaryOp::Sinh, DTypeRule::ToFloat, "SinhBackward0", d::sinh, kInput};
-constexpr UnarySpec kCosh{"cosh", UnaryOp::Cosh, DTypeRule::ToFloat, "CoshBackward0", d::cosh, kInput};
-constexpr UnarySpec kErfinv{"erfinv", UnaryOp::Erfinv, DTypeRule::ToFloat, "ErfinvBackward0", d::erfinv, kOutput};
-constexpr UnarySpec kTanh{"tanh", UnaryOp::Tanh, DTypeRule::ToFloat, "TanhBackward0", d::tanh, kOutput};
-constexpr UnarySpec kSigmoid{"sigmoid", UnaryOp::Sigmoid, DTypeRule::ToFloat, "SigmoidBackward0", d::sigmoid, kOutput};
-constexpr UnarySpec kErf{"erf", UnaryOp::Erf, DTypeRule::ToFloat, "ErfBackward0", d::erf, kInput};
-constexpr UnarySpec kFloor{"floor", UnaryOp::Floor, DTypeRule::Numeric, "FloorBackward0", d::zero};
-constexpr UnarySpec kCeil{"ceil", UnaryOp::Ceil, DTypeRule::Numeric, "CeilBackward0", d::zero};
-constexpr UnarySpec kTrunc{"trunc", UnaryOp::Trunc, DTypeRule::Numeric, "TruncBackward0", d::zero};
 constexpr UnarySpec kRound{"round", UnaryOp::Round, DTypeRule::Numeric, "RoundBackward0", d::zero};
 constexpr UnarySpec kRoundDecimals{"round", UnaryOp::RoundDecimals, DTypeRule::Floating, "RoundBackward1", d::zero};
-constexpr UnarySpec kRelu{"relu", UnaryOp::Relu, DTypeRule::Numeric, "ReluBackward0", d::relu, kOutput};
-constexpr UnarySpec kSilu{"silu", UnaryOp::Silu, DTypeRule::Floating, "SiluBackward0", d::silu, kInput};
 constexpr UnarySpec kGelu{"gelu", UnaryOp::Gelu, DTypeRule::Floating, "GeluBackward0", d::gelu, kInput};
 constexpr UnarySpec kGeluTanh{"gelu", UnaryOp::GeluTanh, DTypeRule::Floating, "GeluBackward0", d::gelu_tanh, kInput};
 constexpr UnarySpec kSoftplus{"softplus", UnaryOp::Softplus, DTypeRule::Floating, "SoftplusBackward0", d::softplus, kInput};
@@ -145,16 +121,11 @@ constexpr UnarySpec kNanToNum{"nan_to_num", UnaryOp::NanToNum, DTypeRule::Numeri
 constexpr UnarySpec kClamp{"clamp", UnaryOp::Clamp, DTypeRule::Numeric, "ClampBackward1", d::clamp, kInput};
 constexpr UnarySpec kPow{"pow", UnaryOp::PowScalar, DTypeRule::Numeric, "PowBackward0", d::pow, kInput};
 constexpr UnarySpec kRPow{"pow", UnaryOp::RPowScalar, DTypeRule::Numeric, "PowBackward2", d::rpow, kOutput};
-constexpr UnarySpec kBitwiseNot{"bitwise_not", UnaryOp::BitwiseNot, DTypeRule::Integral};
-constexpr UnarySpec kLogicalNot{"logical_not", UnaryOp::LogicalNot, DTypeRule::Predicate};
-constexpr UnarySpec kIsnan{"isnan", UnaryOp::IsNan, DTypeRule::Predicate};
-constexpr UnarySpec kIsinf{"isinf", UnaryOp::IsInf, DTypeRule::Predicate};
-constexpr UnarySpec kIsfinite{"isfinite", UnaryOp::IsFinite, DTypeRule::Predicate};
 // clang-format on
 
 class UnaryBackward final : public autograd::Node {
  public:
-  UnaryBackward(const UnarySpec& spec, const Params& params) : spec_(spec), params_(params) {}
+  UnaryBackward(const UnarySpec& spec, const UnaryParams& params) : spec_(spec), params_(params) {}
   std::string name() const override { return spec_.node; }
   TensorList apply(TensorList&& grads) override {
     return {spec_.derivative(grads[0], input.unpack(*this), output.unpack(*this), params_)};
@@ -167,7 +138,7 @@ class UnaryBackward final : public autograd::Node {
 
  private:
   const UnarySpec& spec_;
-  Params params_;
+  UnaryParams params_;
 };
 
 // The dtype the op computes and returns, given its input; rejects dtypes outside its rule.
@@ -197,12 +168,12 @@ ScalarType compute_dtype(const UnarySpec& spec, ScalarType in) {
   return in;
 }
 
-Tensor run_unary(const UnarySpec& spec, const Tensor& x, ScalarType dtype, const Params& p = {}) {
+Tensor run_unary(const UnarySpec& spec, const Tensor& x, ScalarType dtype, const UnaryParams& p = {}) {
   autograd::Record<UnaryBackward> record({spec.node ? &x : nullptr}, spec, p);
   Tensor in = to(x, dtype);
   ScalarType out_dtype = spec.rule == DTypeRule::Predicate ? ScalarType::Bool : dtype;
   Tensor out = elementwise_output(x.sizes(), out_dtype, x);
-  backend(x.device()).unary(spec.op, out, in, p.a, p.b, p.c);
+  backend(x.device()).unary(spec.op, out, in, p);
   record.finish(out);
   if (record) {
     if (spec.uses & kInput) record->input = autograd::SavedTensor(x, false);
@@ -211,11 +182,11 @@ Tensor run_unary(const UnarySpec& spec, const Tensor& x, ScalarType dtype, const
   return out;
 }
 
-Tensor run_unary(const UnarySpec& spec, const Tensor& x, const Params& p = {}) {
+Tensor run_unary(const UnarySpec& spec, const Tensor& x, const UnaryParams& p = {}) {
   return run_unary(spec, x, compute_dtype(spec, x.dtype()), p);
 }
 
-Tensor run_unary_(const UnarySpec& spec, const Tensor& self, const Params& p = {}) {
+Tensor run_unary_(const UnarySpec& spec, const Tensor& self, const UnaryParams& p = {}) {
   check_no_internal_overlap(spec.name, self);  // before the dtype's support, as in PyTorch
   ScalarType dtype = compute_dtype(spec, self.dtype());
   ScalarType out_dtype = spec.rule == DTypeRule::Predicate ? ScalarType::Bool : dtype;
@@ -226,73 +197,39 @@ Tensor run_unary_(const UnarySpec& spec, const Tensor& self, const Params& p = {
     return autograd::assign_inplace(self, run_unary(spec, input, dtype, p), std::string(spec.name) + "_");
   }
   if (out_dtype != self.dtype() || dtype != self.dtype()) return copy_(self, run_unary(spec, self, dtype, p));
-  backend(self.device()).unary(spec.op, self, self, p.a, p.b, p.c);
+  backend(self.device()).unary(spec.op, self, self, p);
   self.bump_version();
   return self;
 }
 
 }  // namespace
 
-#define TP_DEFINE_UNARY(name, spec) \
-  Tensor name(const Tensor& t) {    \
-    TP_AUTOCAST(name, t);           \
-    return run_unary(spec, t);      \
-  }                                 \
-  Tensor name##_(const Tensor& t) { return run_unary_(spec, t); }
-TP_DEFINE_UNARY(neg, kNeg)
-TP_DEFINE_UNARY(abs, kAbs)
-TP_DEFINE_UNARY(sign, kSign)
-TP_DEFINE_UNARY(exp, kExp)
-TP_DEFINE_UNARY(exp2, kExp2)
-TP_DEFINE_UNARY(expm1, kExpm1)
-TP_DEFINE_UNARY(log, kLog)
-TP_DEFINE_UNARY(log2, kLog2)
-TP_DEFINE_UNARY(log10, kLog10)
-TP_DEFINE_UNARY(log1p, kLog1p)
-TP_DEFINE_UNARY(sqrt, kSqrt)
-TP_DEFINE_UNARY(rsqrt, kRsqrt)
-TP_DEFINE_UNARY(reciprocal, kReciprocal)
-TP_DEFINE_UNARY(sin, kSin)
-TP_DEFINE_UNARY(cos, kCos)
-TP_DEFINE_UNARY(tan, kTan)
-TP_DEFINE_UNARY(asin, kAsin)
-TP_DEFINE_UNARY(acos, kAcos)
-TP_DEFINE_UNARY(atan, kAtan)
-TP_DEFINE_UNARY(sinh, kSinh)
-TP_DEFINE_UNARY(cosh, kCosh)
-TP_DEFINE_UNARY(erfinv, kErfinv)
-TP_DEFINE_UNARY(tanh, kTanh)
-TP_DEFINE_UNARY(sigmoid, kSigmoid)
-TP_DEFINE_UNARY(erf, kErf)
-TP_DEFINE_UNARY(floor, kFloor)
-TP_DEFINE_UNARY(ceil, kCeil)
-TP_DEFINE_UNARY(trunc, kTrunc)
-TP_DEFINE_UNARY(relu, kRelu)
-TP_DEFINE_UNARY(silu, kSilu)
-TP_DEFINE_UNARY(bitwise_not, kBitwiseNot)
-TP_DEFINE_UNARY(logical_not, kLogicalNot)
-TP_DEFINE_UNARY(isnan, kIsnan)
-TP_DEFINE_UNARY(isinf, kIsinf)
-TP_DEFINE_UNARY(isfinite, kIsfinite)
+#define TP_DEFINE_UNARY(op, kernel, ...) \
+  Tensor op(const Tensor& t) {           \
+    TP_AUTOCAST(op, t);                  \
+    return run_unary(k##kernel, t);      \
+  }                                      \
+  Tensor op##_(const Tensor& t) { return run_unary_(k##kernel, t); }
+TP_UNARY_OPS(TP_DEFINE_UNARY)
 #undef TP_DEFINE_UNARY
 
 Tensor round(const Tensor& t, int64_t decimals) {
   TP_AUTOCAST(round, t, decimals);
   if (decimals == 0) return run_unary(kRound, t);
-  return run_unary(kRoundDecimals, t, {static_cast<double>(decimals)});
+  return run_unary(kRoundDecimals, t, unary::Decimals{decimals});
 }
 
 Tensor round_decimals(const Tensor& t, int64_t decimals) {
-  return decimals != 0 ? round(t, decimals) : run_unary(kRoundDecimals, t, {0.0});
+  return decimals != 0 ? round(t, decimals) : run_unary(kRoundDecimals, t, unary::Decimals{0});
 }
 
 Tensor round_decimals_(const Tensor& t, int64_t decimals) {
-  return run_unary_(kRoundDecimals, t, {static_cast<double>(decimals)});
+  return run_unary_(kRoundDecimals, t, unary::Decimals{decimals});
 }
 
 Tensor round_(const Tensor& t, int64_t decimals) {
   if (decimals == 0) return run_unary_(kRound, t);
-  return run_unary_(kRoundDecimals, t, {static_cast<double>(decimals)});
+  return run_unary_(kRoundDecimals, t, unary::Decimals{decimals});
 }
 
 Tensor gelu(const Tensor& t, std::string_view approximate) {
@@ -305,7 +242,7 @@ Tensor gelu(const Tensor& t, std::string_view approximate) {
 
 Tensor softplus(const Tensor& t, double beta, double threshold) {
   TP_AUTOCAST(softplus, t, beta, threshold);
-  return run_unary(kSoftplus, t, {beta, threshold});
+  return run_unary(kSoftplus, t, unary::Softplus{beta, threshold});
 }
 
 Tensor nan_to_num(const Tensor& t, std::optional<double> nan, std::optional<double> posinf,
@@ -323,7 +260,7 @@ Tensor nan_to_num(const Tensor& t, std::optional<double> nan, std::optional<doub
     else
       return static_cast<double>(std::numeric_limits<T>::max());
   });
-  return run_unary(kNanToNum, t, {nan.value_or(0.0), posinf.value_or(largest), neginf.value_or(-largest)});
+  return run_unary(kNanToNum, t, unary::Replacements{nan.value_or(0.0), posinf.value_or(largest), neginf.value_or(-largest)});
 }
 
 Tensor nan_to_num_(const Tensor& t, std::optional<double> nan, std::optional<double> posinf,
@@ -350,7 +287,7 @@ Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> m
     check_fits("clamp", *b, dtype);
     return is_floating_point(dtype) ? b->to_double() : scalar_tensor(*b, dtype).item().to_double();
   };
-  return run_unary(kClamp, t, dtype, {bound(min, -inf), bound(max, inf)});
+  return run_unary(kClamp, t, dtype, unary::Bounds{bound(min, -inf), bound(max, inf)});
 }
 
 Tensor clamp_(const Tensor& t, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
@@ -403,7 +340,7 @@ Tensor pow(const Tensor& a, const Scalar& exponent) {
   if (dtype == ScalarType::Bool) fail_unsupported_dtype("pow", dtype);
   TP_CHECK(is_floating_point(dtype) || exponent.is_floating_point() || exponent.to_int() >= 0,
            "[pow] Integers to negative integer powers are not allowed.");
-  return run_unary(kPow, a, dtype, {exponent.to_double()});
+  return run_unary(kPow, a, dtype, unary::Exponent{exponent.to_double()});
 }
 
 Tensor pow_(const Tensor& a, const Scalar& exponent) {
@@ -419,7 +356,7 @@ Tensor pow(const Scalar& base, const Tensor& exponent) {
   TP_AUTOCAST(pow, base, exponent);
   ScalarType dtype = result_type(exponent, base);
   if (dtype == ScalarType::Bool) fail_unsupported_dtype("pow", dtype);
-  return run_unary(kRPow, exponent, dtype, {base.to_double()});
+  return run_unary(kRPow, exponent, dtype, unary::Base{base.to_double()});
 }
 
 }  // namespace tp

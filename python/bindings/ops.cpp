@@ -60,7 +60,7 @@ void def_number_input(nb::module_& m, const char* name, F f, bool both) {
 }
 
 void init_elementwise(nb::module_& m) {
-#define TP_BIND_UNARY(name)                                                   \
+#define TP_BIND_UNARY(name, ...)                                              \
   def_op(m, #name, [](const Tensor& t) { return tp::name(t); });             \
   def_method(#name "_", [](Tensor& t) -> Tensor { return tp::name##_(t); });
   TP_UNARY_OPS(TP_BIND_UNARY)
