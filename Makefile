@@ -9,7 +9,7 @@ TP_FUZZ_EXAMPLES  ?= 1000
 TP_STRESS_REGIONS ?= 10000
 TP_SOAK_STEPS     ?= 10000
 
-.PHONY: deps build test test-cpp test-python test-asan test-asan-build demo bench clean fuzz stress soak soak-asan
+.PHONY: deps build test test-cpp test-python test-asan test-asan-build demo bench docs clean fuzz stress soak soak-asan
 
 deps:
 	@scripts/install-deps.sh
@@ -90,6 +90,10 @@ demo: build
 # is a smoke test, `--help` lists the options).
 bench: build
 	@$(PY) -m benchmarks.bench --write
+
+# The pages written from the code: docs/autocast.md's policy table, from csrc/amp/autocast_policy.h.
+docs: build
+	@$(PY) scripts/autocast_policy_doc.py
 
 clean:
 	rm -rf build python/tensorplay/_C*.so

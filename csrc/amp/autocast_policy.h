@@ -1,7 +1,7 @@
 #pragma once
 // Which dtype each op runs in under autocast: one line per op, one column per device type.
 // This table is the single source: the autocast layer reads it, `tensorplay.amp.policy_table()`
-// prints it, and docs/autocast.md is tested against it. The lists follow PyTorch's
+// prints it, and docs/autocast.md's table is written from it (`make docs`). The lists follow PyTorch's
 // (aten/src/ATen/autocast_mode.cpp); an op PyTorch lists for neither device runs in its
 // inputs' dtype, unless PyTorch implements it as a composite of listed ops (einsum on CPU is
 // bmm underneath, which autocast casts): then ours is Composite and its pieces cast as theirs do.
