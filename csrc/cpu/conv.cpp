@@ -313,23 +313,18 @@ bool onednn_avx512() {
 }
 
 // Whether oneDNN's backward-weights kernels sum the bias's gradient in their own pass over grad_out:
-// its AVX-512 ones do, in their JIT code (the demo CNN's float32 and bfloat16 steps lost our 3%
-// of separate sums); on AVX2 it sums in plain loops of its own, which took twice as long as ours
-// (6% of the capped CNN step against 3%), so there the bias gets the separate sum. (float64 runs
-// the direct loops, which sum it as they go on any CPU.)
+// its AVX-512 ones do, in their JIT code, so the step needs no separate sum there; on AVX2 it sums
+// in plain loops of its own, about twice as slow as ours, so there the bias gets the separate sum
+// (figures in BENCHMARKS.md). (float64 runs the direct loops, which sum it as they go on any CPU.)
 bool onednn_sums_bias() { return onednn_avx512(); }
 
 // The weight gradient of a convolution of one-channel images (a grayscale network's first layer)
-// through simd::single_channel_weight_grad, where oneDNN's kernels are slow at it: on a Zen 3 its
-// AVX2 ones took 11.6 ms for the demo CNN's first layer (128 28x28 images, 3x3 to 32 channels:
-// 50 MFLOP; 7.3 ms with NHWC layouts, 10.2 by im2col and GEMM). Ours took 3.1-3.9 ms for it and
-// the bias's gradient, which comes in the same pass (oneDNN and the separate sum: 10.0-17.7).
-// On an Intel Xeon with AMX, oneDNN's AVX-512 float32 kernel was as fast as ours (0.41 ms for that
-// layer; the CNN's float32 step 19.8-21.0 ms either way), but its AMX bfloat16 one took 1.30 ms,
-// and ours made the CNN's autocast step 7% faster (11.9-12.0 to 11.1-11.2 ms, three
-// alternations). oneDNN's AVX512-BF16 kernels (Zen 4) were not measured against it, so they keep
-// the job. Per output channel in parallel, each summing the images in order: the same bits on any
-// thread count.
+// through simd::single_channel_weight_grad, where oneDNN's kernels are slow at it: its AVX2 ones
+// (in every layout tried, and by im2col and GEMM) and its AMX bfloat16 one. Ours, which computes
+// the bias's gradient in the same pass, is faster than those on the demo CNN's first layer.
+// oneDNN's AVX-512 float32 kernel is as fast as ours and keeps the job, and so do its AVX512-BF16
+// kernels (Zen 4), which have not been measured against it (figures in BENCHMARKS.md). Per output
+// channel in parallel, each summing the images in order: the same bits on any thread count.
 bool single_channel_kernel(const Tensor& in, const Window& w) {
   const ScalarType dtype = in.dtype();
   const bool faster = !onednn_avx512() || (dtype == ScalarType::BFloat16 && onednn::runs_amx());

@@ -22,7 +22,7 @@ namespace {
 // A 3-D operand as oneDNN sees it: a batch of 1 with stride 0 broadcasts. A batch of one matrix
 // gets the stride of a dense batch whatever its own: oneDNN 2.6 multiplies a transposed matrix
 // whose batch stride is below the matrix's extent (linear's weight seen as [1, in, out] has a
-// stride of in) with gemm:jit only, and its brgemm ran those products 4-6% faster.
+// stride of in) with gemm:jit only, and its brgemm runs those products faster.
 dnnl::memory::desc memory_desc(const Tensor& t) {
   dnnl::memory::dims dims(t.sizes().begin(), t.sizes().end());
   dnnl::memory::dims strides(t.strides().begin(), t.strides().end());
@@ -56,13 +56,12 @@ bool avx2_gemm() {
 // reads and writes whole rows) and with one of its two matrix strides 1 (oneDNN wants that).
 //
 // Where avx2_gemm(), two layouts are copied first, as that kernel reads them slowly in place
-// (measured on Zen 4 capped at AVX2):
+// (figures in BENCHMARKS.md):
 // - rows that lie a multiple of 1 KiB apart fall into the same cache sets and evict one another
-//   there (a 256x512x512 float32 product ran at 60-70% of its speed with padded rows, a leading
-//   dimension of 1024 floats at 35-50%). They are copied to rows 64 bytes longer, which costs a
-//   few percent of the product it speeds up.
-// - a small transposed operand: the MLP's 10-wide classifier with linear's transposed weight
-//   took 87-104 us, 75-84 with the weight copied to rows (which fit in L2) first.
+//   there. They are copied to rows 64 bytes longer, which costs a few percent of the product it
+//   speeds up.
+// - a small transposed operand (linear's weight in the 10-wide classifier layer), which that kernel
+//   reads faster as rows; the copy fits in L2.
 Tensor gemm_operand(const Tensor& t, ScalarType dtype) {
   constexpr int64_t kSmallOperand = 64 << 10;  // bytes
   const bool rows = t.stride(2) == 1, dense = rows || t.stride(1) == 1;
@@ -105,10 +104,9 @@ dnnl::memory::desc bias_desc(const Tensor& bias, int dims) {
   return dims == 2 ? dnnl::memory::desc({1, n}, type, {n, 1}) : dnnl::memory::desc({1, 1, n}, type, {n, n, 1});
 }
 
-// oneDNN 2.6 runs large float32 products with its brgemm kernel, but its gemm:jit one ran them
-// faster on Zen 4 in every paired run (one thread, square: 512 107 against 104 GFLOP/s, 768 104
-// against 90-99, 1024 101-102 against 88-100, 2048 103-105 against 95-96); at 256 brgemm was
-// ahead (106 against 102). So products with every extent from 512 up ask for gemm:jit first.
+// oneDNN 2.6 runs large float32 products with its brgemm kernel, but its gemm:jit one runs them
+// faster on Zen 4 from 512 up, while brgemm is ahead at 256 (figures in BENCHMARKS.md). So
+// products with every extent from 512 up ask for gemm:jit first.
 bool prefers_gemm_jit(const Tensor& out, const Tensor& a) {
   constexpr int64_t kLarge = 512;
   return out.dtype() == ScalarType::Float32 && out.size(1) >= kLarge && out.size(2) >= kLarge && a.size(2) >= kLarge;
@@ -118,11 +116,10 @@ bool prefers_gemm_jit(const Tensor& out, const Tensor& a) {
 // (pairs of rows interleaved) inside every call, slowly. A 2-D product created with the right
 // operand's layout left to oneDNN (format_tag::any; a 3-D one keeps it plain) reads it in those
 // blocks, and the plan reorders it into them first. That pays where many rows of the left operand
-// reuse the blocks. bfloat16, one thread, square, on an Intel Xeon with AMX, alternated with the
-// build before: 1024 2.49-2.52 ms to 1.89-1.99 (the reorder included), 2048 25.5-26.0 to 22.7-23.7.
-// In a probe it lost with 256 or 512 rows against 2048 (at 1024: 0.55 to 0.59 ms) and for a right
-// operand with dense columns (linear's weight) at every size; float32 gained nothing measurable.
-// Kept to AMX, where it was measured.
+// reuse the blocks, so only for large products: with 256 or 512 rows against 2048, or for a right
+// operand with dense columns (linear's weight), the reorder costs more than it saves, and float32
+// gains nothing measurable. It is kept to AMX, the only kernels it has been measured with
+// (figures in BENCHMARKS.md).
 bool packs_right_operand(const Tensor& out, const Tensor& a, const Tensor& b) {
   constexpr int64_t kMinExtent = 1024;
   return onednn::runs_amx() && is_reduced_float(out.dtype()) && out.size(0) == 1 && b.stride(2) == 1 &&

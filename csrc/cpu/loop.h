@@ -4,12 +4,12 @@
 // N operands share one shape (inputs already expanded to it, so broadcast dims have stride 0).
 // The loop walks the dims in the operands' memory order, not their logical one (as PyTorch's
 // TensorIterator does): ops keep their input's layout, and walking a transposed operand by its
-// logical rows read one element per cache line (relu of a transposed 1024x1024 float32 took 17
-// ms, 0.11 ms contiguous). Dims that are then contiguous for every operand are merged, and the
-// loop hands the kernel one innermost row at a time: row(ptrs, strides, n) with byte pointers and
-// byte strides, so the kernel can take a fast path when every stride is the item size (or 0 for
-// a broadcast scalar). So a kernel must not depend on the order it sees elements in (scatter's
-// repeated indices, whose winner PyTorch leaves unspecified, resolve in memory order).
+// logical rows would read one element per cache line. Dims that are then contiguous for every
+// operand are merged, and the loop hands the kernel one innermost row at a time: row(ptrs,
+// strides, n) with byte pointers and byte strides, so the kernel can take a fast path when every
+// stride is the item size (or 0 for a broadcast scalar). So a kernel must not depend on the order
+// it sees elements in (scatter's repeated indices, whose winner PyTorch leaves unspecified,
+// resolve in memory order).
 
 #include <array>
 #include <cstdint>

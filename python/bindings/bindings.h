@@ -35,8 +35,9 @@ inline nb::object& persistent() { return *new nb::object(); }
 using release_gil = nb::call_guard<nb::gil_scoped_release>;
 
 // Python's operators release the GIL only for operands this large (elements): releasing and
-// taking it back costs about 60 ns, a tenth of `a + b` on small tensors, while other threads
-// gain from it only when the op runs long enough for them to get something done.
+// taking it back is a noticeable part of `a + b` on small tensors (figures in BENCHMARKS.md),
+// while other threads gain from it only when the op runs long enough for them to get something
+// done.
 inline constexpr int64_t kReleaseGilFrom = 1 << 14;
 
 inline int64_t elements(const Tensor& t) { return t.numel(); }

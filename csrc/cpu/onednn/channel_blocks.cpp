@@ -63,8 +63,8 @@ std::optional<ChannelBlocks> ChannelBlocks::between(const dnnl::memory::desc& pl
     return std::nullopt;
   if (plain != dnnl::memory::desc(dims, plain_type, tag::abcd)) return std::nullopt;
   // A pixel's block must fill a row of simd::transpose's blocks (32 bytes): bfloat16 in 8s would
-  // go element by element, 5x slower than oneDNN (and no CPU's oneDNN asks for it: AVX2 has no
-  // bfloat16 convolution).
+  // go element by element, slower than oneDNN's reorder (and no CPU's oneDNN asks for it: AVX2
+  // has no bfloat16 convolution).
   for (auto [format, block] : {std::pair(tag::aBcd16b, 16), std::pair(tag::aBcd8b, 8)})
     if (block * itemsize(blocked_type) >= 32 && blocked == dnnl::memory::desc(dims, blocked_type, format))
       return ChannelBlocks{dims[0], dims[1], dims[2] * dims[3], block, plain_type, blocked_type};

@@ -3,14 +3,12 @@
 // tensor [N, C, H, W] stored as [N, ceil(C / B), H, W, B], the channels past C zero. Going there
 // from NCHW and back is a transposition of each [B, H * W] slab, which the SIMD blocks of
 // simd::transpose do faster than oneDNN 2.6's generic reorder (`jit:uni`): bfloat16 in blocks of
-// 16 twice as fast (the demo CNN's activations, whose reorders took 15% of its step under
-// autocast), float32 as fast or a little faster.
+// 16 about twice as fast, float32 as fast or a little faster (figures in BENCHMARKS.md).
 //
 // Where a CPU has no 16-bit convolution and runs it in float32 (conv.cpp), a relayout also
 // converts: 16-bit NCHW rows widen into float32 blocks and float32 blocks round back into them,
 // one slab at a time through a buffer that stays in cache. A separate conversion would write the
-// whole float32 tensor to memory and read it back (on Zen 3, those conversions took 6% of the
-// demo CNN's step under autocast).
+// whole float32 tensor to memory and read it back.
 
 #include <oneapi/dnnl/dnnl.hpp>
 

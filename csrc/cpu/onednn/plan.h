@@ -32,8 +32,7 @@ dnnl::memory::data_type data_type(ScalarType t);
 
 // n contiguous values from one of f32, bf16 and f16 to another (widened exactly, rounded to nearest
 // even, as core/half.h converts), on the calling thread. oneDNN 2.6 converts 16-bit floats in its
-// reorders one value at a time on AVX2 (a [128, 1, 28, 28] bfloat16 batch took 8 ms), so plans
-// convert with tensorplay's SIMD kernels.
+// reorders one value at a time on AVX2, so plans convert with tensorplay's SIMD kernels.
 void convert(const void* in, dnnl::memory::data_type from, void* out, dnnl::memory::data_type to, int64_t n);
 
 // The attributes every primitive is created with. Its scratch memory is the caller's to pass
@@ -46,7 +45,7 @@ dnnl::primitive_attr attributes();
 // tensor (plain strides) and the one the primitive was created for. Where they differ, as when a
 // primitive is created with format_tag::any, the operand is reordered around each call: oneDNN's
 // fast convolutions want blocked layouts (channels in blocks of 16 on AVX-512, of 8 on AVX2) and
-// on plain NCHW fall back to im2col and GEMM, 2-3x slower on the demo CNN. Activations go between
+// on plain NCHW fall back to im2col and GEMM, several times slower. Activations go between
 // NCHW and blocked channels through ChannelBlocks, other operands (weights) through oneDNN.
 //
 // An operand's dtype may differ from the primitive's too (a 16-bit tensor for a float32 primitive,
@@ -93,7 +92,7 @@ class Plan {
     bool relaid() const { return blocks || converted || reorder; }
   };
   // The oneDNN memory objects of one call, pointed at its tensors before it runs: creating them
-  // took more time than a 4x4 product itself (an aligned allocation each), so a plan keeps them
+  // costs more than a 4x4 product itself (an aligned allocation each), so a plan keeps them
   // for its next call, one set for each thread running it at the same time.
   struct Bindings;
   std::unique_ptr<Bindings> bindings() const;
@@ -123,7 +122,7 @@ class PlanCache {
   // Returns the cached plan for key, creating it with make() (which may throw dnnl::error for an
   // unimplemented combination) on first use. The thread count is part of the key: oneDNN splits a
   // primitive's work for the threads there are when it is created (a convolution made for one
-  // thread ran as slowly on two).
+  // thread runs no faster on two).
   template <class Make>
   PlanPtr get(Key key, const Make& make) {
     key.push_back(get_num_threads());

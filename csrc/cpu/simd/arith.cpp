@@ -1,8 +1,8 @@
 // +, -, * and / of float32 and bfloat16 rows in SIMD code, compiled by Highway for each x86 target
 // and dispatched at run time (see simd/softmax.cpp). A bfloat16 lane is widened, computed in
 // float32 and rounded once, as the block-at-a-time path of float_rows.h computes it, in one pass
-// instead of three (bfloat16 a + b of 131K values: 46 us that way, PyTorch 28). float32 rows take
-// AVX-512 or AVX2 code where the generic loop is the baseline's, and stream big outputs (WriteRow).
+// instead of three. float32 rows take AVX-512 or AVX2 code where the generic loop is the
+// baseline's, and stream big outputs (WriteRow).
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/simd/arith.cpp"

@@ -70,8 +70,8 @@ HWY_INLINE void LoadPairs(D d, const T* x, size_t count, V& even, V& odd) {
 
 // A vector of windows at a time. Below AVX-512 a partial vector of 16-bit lanes costs more than a
 // whole one (see kPairsMasked): there a row of at least a vector's windows ends with the whole
-// vector of its last windows, which computes some of them again, to the same values. Capped at
-// AVX2, bfloat16 (128, 32, 26, 26), 13 windows a row: 699 us, against 852 with a partial vector.
+// vector of its last windows, which computes some of them again, to the same values (faster on
+// AVX2 than a partial vector, even in pairs: figures in BENCHMARKS.md).
 template <class T, class I>
 void MaxPool2x2Row(const T* top, int64_t width, int64_t row, int64_t n, T* best, I* best_at) {
   const hn::ScalableTag<float> d;
@@ -124,7 +124,7 @@ void MaxPool2x2Row(const T* top, int64_t width, int64_t row, int64_t n, T* best,
 // value is a copy of a gradient, so bfloat16 ones go through float32 lanes and back exactly. Below
 // AVX2 a partial vector of 16-bit lanes goes through the stack, which costs more than its few
 // columns: there the columns after the last whole vector go one at a time. (On AVX2, in pairs, the
-// partial vector is faster: bfloat16 (128, 64, 11, 11), forward and backward, 1.77 to 1.32 ms.)
+// partial vector is faster than one column at a time.)
 template <class T, class I>
 void MaxPool2x2BackwardRow(const T* g, const I* at, int64_t base, int64_t n, int64_t width, T* row) {
   const hn::ScalableTag<float> d;

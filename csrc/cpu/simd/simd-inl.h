@@ -24,9 +24,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 // e^x for every float32 x: +inf from log(FLT_MAX) up, subnormals and then 0 below -87.3, NaN for
 // NaN, to Highway's Exp's 1 ULP (the same range reduction and polynomial). Highway builds 2^n in
 // two integer steps, to reach the subnormals; AVX-512's vscalefps multiplies by 2^n in one
-// instruction and rounds the subnormals and the overflow as that product does. exp of 16K float32
-// values in cache, one thread on an Intel Xeon with AVX-512: 5.3 to 3.3 us (PyTorch 3.0), 20 to 12
-// cycles a vector with the call; softmax rows of 1024 22% faster.
+// instruction and rounds the subnormals and the overflow as that product does, in fewer cycles a
+// vector (figures in BENCHMARKS.md).
 template <class D, class V = hn::Vec<D>>
 HWY_INLINE V ExpOf(D d, V x) {
 #if HWY_TARGET <= HWY_AVX3
@@ -42,11 +41,11 @@ HWY_INLINE V ExpOf(D d, V x) {
   return hn::IfThenElse(hn::IsNaN(x), x, hn::Exp(d, hn::Min(x, hn::Set(d, 100.0f))));
 }
 
-// Below AVX-512 Highway has masked loads and stores for 32- and 64-bit lanes only (AVX2's), and
-// a partial vector of 16-bit lanes went through the stack, whose narrow stores a vector load could
-// not forward: capped at AVX2, the bfloat16 max pool of 11-wide planes ran 3x slower than float32.
-// On AVX2 such a vector goes as pairs of lanes, 32-bit lanes under a mask, and an odd last lane
-// alone.
+// Below AVX-512 Highway has masked loads and stores for 32- and 64-bit lanes only (AVX2's). A
+// partial vector of 16-bit lanes built through the stack is slow, as a vector load cannot be
+// forwarded from the narrow stores that wrote its lanes (a short row, such as an 11-wide plane, is
+// all partial vector). On AVX2 such a vector goes as pairs of lanes, 32-bit lanes under a mask, and
+// an odd last lane alone.
 template <class D>
 constexpr bool kPairsMasked = HWY_TARGET == HWY_AVX2 && sizeof(hn::TFromD<D>) == 2;
 
@@ -146,8 +145,8 @@ HWY_INLINE size_t BeforeAligned(D d, const hn::TFromD<D>* p) {
 // for the count lanes left (the others written nothing). An output of simd::streamed_bytes() and
 // more is streamed (non-temporal stores) from its first vector-aligned element on, its head a part
 // too, unless it is one of the inputs (in_place): their lines are in the cache already, and
-// streamed stores to those took float32 a += b over 16M values from 6.5 to 8.7 ms. Over 16M
-// values, one thread, on an Intel Xeon with AMX: float32 gelu 19 to 26 GB/s, a + b 18 to 30.
+// streamed stores to those make the op slower (figures in BENCHMARKS.md; the bound: see
+// streamed_stores.cpp).
 template <class D, class Whole, class Part>
 HWY_INLINE void WriteRow(D d, float* out, int64_t n, bool in_place, const Whole& whole, const Part& part) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));

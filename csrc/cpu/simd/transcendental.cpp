@@ -3,8 +3,7 @@
 // simd-inl.h: Highway's on AVX2, its reduction and polynomial with AVX-512's scaling there) is good
 // to 1 ULP and Highway's Log to 4 of the exact result inside their valid ranges (tanh is our own,
 // to 1.3 ULP); outside them, each kernel gives what std:: gives
-// (infinities, NaN), as PyTorch's vectorised kernels (Sleef, 1 ULP) do. Scalar std::exp ran at 10
-// ns a value here.
+// (infinities, NaN), as PyTorch's vectorised kernels (Sleef, 1 ULP) do.
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/simd/transcendental.cpp"

@@ -87,8 +87,9 @@ class autocast:
         self._enabled = enabled
         # Regions entered and not yet left, per thread: one instance may be entered again (a
         # decorated recursive function) or from several threads (a decorated method). A dict
-        # keyed by thread, since a threading.local took 15-20 us to create between two training
-        # steps (0.5 us on its own), a third of autocast's whole cost in the step.
+        # keyed by thread, since a threading.local costs far more to create between two training
+        # steps than on its own, enough to be a large part of autocast's cost in a step (figures
+        # in BENCHMARKS.md).
         self._open = {}
 
     def __enter__(self):
