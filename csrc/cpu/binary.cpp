@@ -155,7 +155,7 @@ std::optional<simd::Arith> simd_arith(BinaryOp op) {
 }
 
 // float32 rows shorter than this stay with the generic loop, inlined there, where a dispatched call
-// per row cost more than it saved ((3, 4) + (4,): 0.48 to 0.53 us); so do outputs this small, which
+// per row costs more than it saves (figures in BENCHMARKS.md); so do outputs this small, which
 // would build their loop twice.
 constexpr int64_t kMinFloatRow = 256;
 
