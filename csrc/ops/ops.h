@@ -218,7 +218,7 @@ Tensor cumprod(const Tensor& t, int64_t dim, OptionalDType dtype = {});
 Tensor softmax(const Tensor& t, int64_t dim, OptionalDType dtype = {});
 Tensor log_softmax(const Tensor& t, int64_t dim, OptionalDType dtype = {});
 
-// ---- linalg.cpp ----
+// ---- linalg.cpp, einsum.cpp ----
 Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor mm(const Tensor& a, const Tensor& b);
 Tensor bmm(const Tensor& a, const Tensor& b);
