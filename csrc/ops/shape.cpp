@@ -14,7 +14,7 @@ namespace tp {
 
 namespace {
 
-// ---- Backward ----
+// The backward nodes several ops share; each other node is defined next to its op.
 
 // view, reshape, flatten, unflatten, squeeze, unsqueeze: the gradient takes the input's shape.
 class ReshapeBackward final : public autograd::Node {
@@ -26,37 +26,6 @@ class ReshapeBackward final : public autograd::Node {
 
  private:
   const char* name_;
-  Shape sizes_;
-};
-
-class PermuteBackward final : public autograd::Node {
- public:
-  explicit PermuteBackward(Shape inverse) : inverse_(std::move(inverse)) {}
-  std::string name() const override { return "PermuteBackward0"; }
-  TensorList apply(TensorList&& grads) override { return {permute(grads[0], inverse_)}; }
-
- private:
-  Shape inverse_;
-};
-
-class TransposeBackward final : public autograd::Node {
- public:
-  TransposeBackward(const char* name, int64_t a, int64_t b) : name_(name), a_(a), b_(b) {}
-  std::string name() const override { return name_; }
-  TensorList apply(TensorList&& grads) override { return {transpose(grads[0], a_, b_)}; }
-
- private:
-  const char* name_;
-  int64_t a_, b_;
-};
-
-class ExpandBackward final : public autograd::Node {
- public:
-  explicit ExpandBackward(const Tensor& input) : sizes_(input.sizes().begin(), input.sizes().end()) {}
-  std::string name() const override { return "ExpandBackward0"; }
-  TensorList apply(TensorList&& grads) override { return {sum_to_size(grads[0], sizes_)}; }
-
- private:
   Shape sizes_;
 };
 
@@ -110,68 +79,6 @@ class SplitBackward final : public autograd::Node {
   Shape sizes_;
   int64_t dim_;
   bool stacked_;
-};
-
-class StackBackward final : public autograd::Node {
- public:
-  explicit StackBackward(int64_t dim) : dim_(dim) {}
-  std::string name() const override { return "StackBackward0"; }
-  TensorList apply(TensorList&& grads) override { return unbind(grads[0], dim_); }
-
- private:
-  int64_t dim_;
-};
-
-class CatBackward final : public autograd::Node {
- public:
-  CatBackward(int64_t dim, Shape sizes) : dim_(dim), sizes_(std::move(sizes)) {}
-  std::string name() const override { return "CatBackward0"; }
-  TensorList apply(TensorList&& grads) override {
-    TensorList out;
-    int64_t offset = 0;
-    for (int64_t size : sizes_) {
-      // A skipped 1-D empty input gets an empty gradient.
-      out.push_back(size < 0 ? zeros({0}, grads[0].dtype(), grads[0].device()) : narrow(grads[0], dim_, offset, size));
-      offset += std::max<int64_t>(size, 0);
-    }
-    return out;
-  }
-
- private:
-  int64_t dim_;
-  Shape sizes_;  // each input's size along dim; -1 for a skipped empty input
-};
-
-class RepeatBackward final : public autograd::Node {
- public:
-  RepeatBackward(const Tensor& input, Shape repeats)
-      : sizes_(input.sizes().begin(), input.sizes().end()), repeats_(std::move(repeats)) {}
-  std::string name() const override { return "RepeatBackward0"; }
-  TensorList apply(TensorList&& grads) override {
-    // The output is [r0 * s0, r1 * s1, ...]: view it as [r0, s0, r1, s1, ...] and sum the r dims.
-    const size_t n = repeats_.size();
-    Shape padded(n - sizes_.size(), 1);
-    padded.insert(padded.end(), sizes_.begin(), sizes_.end());
-    Shape interleaved, repeat_dims;
-    for (size_t i = 0; i < n; ++i) {
-      interleaved.insert(interleaved.end(), {repeats_[i], padded[i]});
-      repeat_dims.push_back(static_cast<int64_t>(2 * i));
-    }
-    return {reshape(sum(reshape(grads[0], interleaved), repeat_dims), sizes_)};
-  }
-
- private:
-  Shape sizes_, repeats_;
-};
-
-class FlipBackward final : public autograd::Node {
- public:
-  explicit FlipBackward(Shape dims) : dims_(std::move(dims)) {}
-  std::string name() const override { return "FlipBackward0"; }
-  TensorList apply(TensorList&& grads) override { return {flip(grads[0], dims_)}; }
-
- private:
-  Shape dims_;
 };
 
 // t's storage offset moved by index steps of stride: a view's offset, checked for overflow.
@@ -282,6 +189,20 @@ Tensor reshape(const Tensor& t, IntArrayRef sizes) {
   return view(contiguous(t), shape);
 }
 
+namespace {
+
+class PermuteBackward final : public autograd::Node {
+ public:
+  explicit PermuteBackward(Shape inverse) : inverse_(std::move(inverse)) {}
+  std::string name() const override { return "PermuteBackward0"; }
+  TensorList apply(TensorList&& grads) override { return {permute(grads[0], inverse_)}; }
+
+ private:
+  Shape inverse_;
+};
+
+}  // namespace
+
 Tensor permute(const Tensor& t, IntArrayRef dims) {
   TP_CHECK(static_cast<int64_t>(dims.size()) == t.dim(), "[permute] number of dims don't match in permute: got ",
            to_string(dims), " for a tensor of shape ", to_string(t.sizes()));
@@ -296,6 +217,21 @@ Tensor permute(const Tensor& t, IntArrayRef dims) {
   return recorded_view<PermuteBackward>(t, std::move(sizes), std::move(strides), t.storage_offset(),
                                         std::move(inverse));
 }
+
+namespace {
+
+class TransposeBackward final : public autograd::Node {
+ public:
+  TransposeBackward(const char* name, int64_t a, int64_t b) : name_(name), a_(a), b_(b) {}
+  std::string name() const override { return name_; }
+  TensorList apply(TensorList&& grads) override { return {transpose(grads[0], a_, b_)}; }
+
+ private:
+  const char* name_;
+  int64_t a_, b_;
+};
+
+}  // namespace
 
 Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
   int64_t a = wrap_dim("transpose", dim0, t.dim()), b = wrap_dim("transpose", dim1, t.dim());
@@ -345,6 +281,20 @@ Tensor movedim(const Tensor& t, IntArrayRef source, IntArrayRef destination) {
   }
   return permute(t, order);
 }
+
+namespace {
+
+class ExpandBackward final : public autograd::Node {
+ public:
+  explicit ExpandBackward(const Tensor& input) : sizes_(input.sizes().begin(), input.sizes().end()) {}
+  std::string name() const override { return "ExpandBackward0"; }
+  TensorList apply(TensorList&& grads) override { return {sum_to_size(grads[0], sizes_)}; }
+
+ private:
+  Shape sizes_;
+};
+
+}  // namespace
 
 Tensor expand(const Tensor& t, IntArrayRef sizes) {
   if (std::ranges::equal(sizes, t.sizes())) return t;
@@ -556,6 +506,30 @@ TensorList unbind(const Tensor& t, int64_t dim) {
   return record.finish_all(out);
 }
 
+namespace {
+
+class CatBackward final : public autograd::Node {
+ public:
+  CatBackward(int64_t dim, Shape sizes) : dim_(dim), sizes_(std::move(sizes)) {}
+  std::string name() const override { return "CatBackward0"; }
+  TensorList apply(TensorList&& grads) override {
+    TensorList out;
+    int64_t offset = 0;
+    for (int64_t size : sizes_) {
+      // A skipped 1-D empty input gets an empty gradient.
+      out.push_back(size < 0 ? zeros({0}, grads[0].dtype(), grads[0].device()) : narrow(grads[0], dim_, offset, size));
+      offset += std::max<int64_t>(size, 0);
+    }
+    return out;
+  }
+
+ private:
+  int64_t dim_;
+  Shape sizes_;  // each input's size along dim; -1 for a skipped empty input
+};
+
+}  // namespace
+
 Tensor cat(const TensorList& tensors, int64_t dim) {
   TP_AUTOCAST(cat, tensors, dim);
   TP_CHECK_VALUE(!tensors.empty(), "[cat] expected a non-empty list of Tensors");
@@ -604,6 +578,20 @@ Tensor cat(const TensorList& tensors, int64_t dim) {
   return record.finish(out);
 }
 
+namespace {
+
+class StackBackward final : public autograd::Node {
+ public:
+  explicit StackBackward(int64_t dim) : dim_(dim) {}
+  std::string name() const override { return "StackBackward0"; }
+  TensorList apply(TensorList&& grads) override { return unbind(grads[0], dim_); }
+
+ private:
+  int64_t dim_;
+};
+
+}  // namespace
+
 Tensor stack(const TensorList& tensors, int64_t dim) {
   TP_AUTOCAST(stack, tensors, dim);
   TP_CHECK(!tensors.empty(), "[stack] expects a non-empty TensorList");
@@ -620,6 +608,32 @@ Tensor stack(const TensorList& tensors, int64_t dim) {
   for (const Tensor& x : tensors) parts.push_back(unsqueeze(x, d));
   return record.finish(cat(parts, d));
 }
+
+namespace {
+
+class RepeatBackward final : public autograd::Node {
+ public:
+  RepeatBackward(const Tensor& input, Shape repeats)
+      : sizes_(input.sizes().begin(), input.sizes().end()), repeats_(std::move(repeats)) {}
+  std::string name() const override { return "RepeatBackward0"; }
+  TensorList apply(TensorList&& grads) override {
+    // The output is [r0 * s0, r1 * s1, ...]: view it as [r0, s0, r1, s1, ...] and sum the r dims.
+    const size_t n = repeats_.size();
+    Shape padded(n - sizes_.size(), 1);
+    padded.insert(padded.end(), sizes_.begin(), sizes_.end());
+    Shape interleaved, repeat_dims;
+    for (size_t i = 0; i < n; ++i) {
+      interleaved.insert(interleaved.end(), {repeats_[i], padded[i]});
+      repeat_dims.push_back(static_cast<int64_t>(2 * i));
+    }
+    return {reshape(sum(reshape(grads[0], interleaved), repeat_dims), sizes_)};
+  }
+
+ private:
+  Shape sizes_, repeats_;
+};
+
+}  // namespace
 
 Tensor repeat(const Tensor& t, IntArrayRef repeats) {
   const int64_t n = static_cast<int64_t>(repeats.size());
@@ -642,6 +656,20 @@ Tensor repeat(const Tensor& t, IntArrayRef repeats) {
   copy_(out, source);
   return record.finish(view(out, result));
 }
+
+namespace {
+
+class FlipBackward final : public autograd::Node {
+ public:
+  explicit FlipBackward(Shape dims) : dims_(std::move(dims)) {}
+  std::string name() const override { return "FlipBackward0"; }
+  TensorList apply(TensorList&& grads) override { return {flip(grads[0], dims_)}; }
+
+ private:
+  Shape dims_;
+};
+
+}  // namespace
 
 Tensor flip(const Tensor& t, IntArrayRef dims) {
   std::vector<bool> mask = dims.empty() ? std::vector<bool>(t.dim(), false) : dim_mask("flip", dims, t.dim());
