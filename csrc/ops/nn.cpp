@@ -66,10 +66,13 @@ Tensor dropout(const Tensor& input, double p, bool training, Generator* gen) {
   TP_CHECK_VALUE(p >= 0 && p <= 1, "[dropout] dropout probability has to be between 0 and 1, but got ", p);
   if (!training || p == 0) return input;
   if (p == 1) return mul(input, zeros_like(input));
+  // The mask is built in the input's dtype, as PyTorch builds it: kept elements scaled by
+  // 1 / (1 - p) rounded to that dtype, and an integer input refused by the in-place division.
   Tensor keep = lt(
       rand(input.sizes(), is_floating_point(input.dtype()) ? input.dtype() : get_default_dtype(), input.device(), gen),
       1 - p);
-  return mul(input, div(keep, 1 - p));
+  Tensor mask = to(keep, input.dtype());
+  return mul(input, div_(mask, 1 - p));
 }
 
 namespace {
