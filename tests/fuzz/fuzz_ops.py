@@ -119,10 +119,13 @@ OPERATOR_NAMES = {
 COMPOSITE_NAMES = {
     "matmul": ["mm", "bmm", "dot", "mv"],
     "reshape": ["view"],
+    "view_as": ["view"],
     "broadcast_to": ["expand"],
     "expand_as": ["expand"],
     "T": ["t", "permute", "transpose"],
+    "swapaxes": ["transpose"],
     "clip": ["clamp"],
+    "rsub": ["sub"],
     "split": ["split_with_sizes"],  # split(x, [sizes]) is split_with_sizes, in PyTorch too
     "square": ["pow"],              # square is pow(x, 2), in PyTorch too
     "max.other": ["maximum"],       # max(a, b) is maximum

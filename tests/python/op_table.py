@@ -219,6 +219,9 @@ def binary_samples(mk):
             S("empty", mk((0, 4)), mk.other((1, 4))),
             S("noncontig", mk.transposed((3, 4)),
               mk.strided((3, 4), domain=mk.other_domain, nonzero=mk.nonzero_other)),
+            # Both operands broadcast, the other one to more dims: its gradient is summed over a dim
+            # that it lacks and over one that it has as 1.
+            S("broadcast_ranks", mk((2, 1, 3)), mk.other((4, 1))),
         ]
     return samples
 
@@ -284,6 +287,7 @@ FULL = ("full", {})
 DIM1 = ("dim1", {"dim": 1})
 DIMS = ("dims0_2", {"dim": (0, 2)})
 KEEPDIM = ("dim1_keepdim", {"dim": 1, "keepdim": True})
+DIMS_KEEPDIM = ("dims0_2_keepdim", {"dim": (0, 2), "keepdim": True})
 DIM_NONE = ("dim_none", {"dim": None})
 
 
@@ -398,14 +402,28 @@ def pow_samples(mk):
     ]
 
 
+def with_mixed_dtypes(samples):
+    """samples plus operands of two dtypes, for the gradient checks: each input's gradient comes back in its own
+    dtype, also where a 0-dim other of a wider dtype leaves the result in the narrower one."""
+    return with_extra(
+        samples,
+        lambda mk: S("mixed_dtype", mk((3, 1)), mk.other((4,), dtype=other_dtype(mk.dtype))),
+        lambda mk: S("0dim_mixed_dtype", mk((3, 4)), mk.other((), dtype=other_dtype(mk.dtype))),
+        lambda mk: S("bfloat16_other", mk((4,)), mk.other((4,), dtype="bfloat16")),
+        lambda mk: S("int64_other", mk((3, 4)), mk.other((3, 4), dtype="int64")),
+    )
+
+
 BINARY = [
     binary("add"),
     binary("add", label="add.alpha2", kwargs={"alpha": 2}),
     binary("add", label="add.alpha_float", kwargs={"alpha": 0.3}),  # raises for integer tensors
     binary("sub"),
     binary("sub", label="sub.alpha2", kwargs={"alpha": 2}),
-    binary("mul"),
-    binary("div", **DIVISION),
+    binary("rsub"),
+    binary("rsub", label="rsub.alpha2", kwargs={"alpha": 2}),
+    binary("mul", with_mixed_dtypes(binary_samples)),
+    binary("div", with_mixed_dtypes(binary_samples), **DIVISION),
     binary("div", label="div.trunc", kwargs={"rounding_mode": "trunc"}, **DIVISION),
     binary("div", label="div.floor", kwargs={"rounding_mode": "floor"}, **DIVISION),
     binary("floor_divide", **DIVISION),
@@ -414,7 +432,7 @@ BINARY = [
     binary("pow", pow_samples, label="pow.negative_base", domain=(-3, 3), other_domain=(0, 3)),
     Op("pow", reflected_samples, label="pow.scalar_base", fn=lambda m, x: m.pow(2, x), domain=(0, 3)),
     binary("atan2", tensor_binary_samples),
-    binary("maximum", tensor_binary_samples),
+    binary("maximum", with_mixed_dtypes(tensor_binary_samples)),
     binary("minimum", tensor_binary_samples),
     Op("max", tensor_binary_samples, label="max.other"),
     Op("min", tensor_binary_samples, label="min.other"),
@@ -458,6 +476,7 @@ def where_samples(mk):
         S("other_float32", mk.mask((3, 4)), mk((3, 4)), mk((3, 4), dtype="float32")),
         S("uint8_condition", mk((3, 4), dtype="uint8", domain=(0, 1)), mk((3, 4)), mk((3, 4))),
         S("condition_only", mk.mask((3, 4))),
+        S("broadcast_ranks", mk.mask((3, 4)), mk((3, 4)), mk((4,))),
     ]
 
 
@@ -580,7 +599,7 @@ PROMOTION = [
 # ---------------------------------------------------------------------------------------------
 # Reductions.
 
-SUM_FORMS = (FULL, DIM1, DIMS, KEEPDIM, DIM_NONE, ("dtype_float64", {"dtype": DType("float64")}))
+SUM_FORMS = (FULL, DIM1, DIMS, KEEPDIM, DIMS_KEEPDIM, DIM_NONE, ("dtype_float64", {"dtype": DType("float64")}))
 
 
 def empty_dim0(mk):
@@ -596,8 +615,8 @@ REDUCTIONS = [
     Op("mean", with_extra(reduction_samples(*SUM_FORMS), empty_dim0)),
     Op("prod", with_extra(reduction_samples(FULL, DIM1, KEEPDIM, DIMS, ("dtype_float64", {"dtype": DType("float64")})),
                           empty_dim0), domain=(-1.5, 1.5)),
-    Op("amax", with_extra(reduction_samples(FULL, DIM1, DIMS, KEEPDIM), empty_dim0), integers=True),
-    Op("amin", with_extra(reduction_samples(FULL, DIM1, DIMS, KEEPDIM), empty_dim0), integers=True),
+    Op("amax", with_extra(reduction_samples(FULL, DIM1, DIMS, KEEPDIM, DIMS_KEEPDIM), empty_dim0), integers=True),
+    Op("amin", with_extra(reduction_samples(FULL, DIM1, DIMS, KEEPDIM, DIMS_KEEPDIM), empty_dim0), integers=True),
     # Whole-number values, so that rows have ties: the first index of the extreme must win.
     Op("max", with_extra(reduction_samples(FULL, DIM1, KEEPDIM, DIMS), empty_dim0), integers=True),
     Op("min", with_extra(reduction_samples(FULL, DIM1, KEEPDIM, DIMS), empty_dim0), integers=True),
@@ -993,6 +1012,17 @@ def shape_op(name, samples, **kw):
     return Op(name, samples, dtypes=SHAPE_DTYPES, **kw)
 
 
+def transpose_samples(mk):
+    return [
+        S("3d", mk((2, 3, 4)), 0, 2),
+        S("negative", mk((2, 3, 4)), -1, 0),
+        S("same_dim", mk((2, 3)), 1, 1),
+        S("0dim", mk(()), 0, -1),
+        S("empty", mk((0, 3)), 0, 1),
+        S("out_of_range", mk((2, 3)), 0, 2),
+    ]
+
+
 SHAPE = [
     shape_op("view", lambda mk: [
         S("flat", mk((2, 3, 4)), -1),
@@ -1006,6 +1036,12 @@ SHAPE = [
         S("transposed", mk.transposed((3, 4)), 12),  # not expressible as a view: raises
         S("bad_size", mk((2, 3, 4)), 5, 5),
     ], label="Tensor.view", fn=method("view")),
+    shape_op("view_as", lambda mk: [
+        S("2d", mk((3, 4)), mk((2, 6))),
+        S("flat", mk((2, 3, 4)), mk((24,))),
+        S("transposed", mk.transposed((3, 4)), mk((12,))),  # not expressible as a view: raises
+        S("bad_size", mk((3, 4)), mk((5,))),
+    ], label="Tensor.view_as", fn=method("view_as")),
     shape_op("reshape", lambda mk: [
         S("2d", mk((2, 3, 4)), (6, 4)),
         S("infer", mk((2, 3, 4)), (-1, 2)),
@@ -1022,14 +1058,8 @@ SHAPE = [
         S("transposed", mk.transposed((3, 4)), (1, 0)),
         S("repeated_dim", mk((2, 3, 4)), (0, 0, 1)),
     ]),
-    shape_op("transpose", lambda mk: [
-        S("3d", mk((2, 3, 4)), 0, 2),
-        S("negative", mk((2, 3, 4)), -1, 0),
-        S("same_dim", mk((2, 3)), 1, 1),
-        S("0dim", mk(()), 0, -1),
-        S("empty", mk((0, 3)), 0, 1),
-        S("out_of_range", mk((2, 3)), 0, 2),
-    ]),
+    shape_op("transpose", transpose_samples),
+    shape_op("swapaxes", transpose_samples),
     shape_op("t", lambda mk: [
         S("2d", mk((2, 3))),
         S("1d", mk((3,))),

@@ -1,5 +1,5 @@
 """argmax, argmin, max(dim) and min(dim) on float32 and bfloat16 rows, whose SIMD kernel
-(csrc/cpu/simd_argmax.cpp) must pick the element PyTorch picks: the first of tied values, the
+(csrc/cpu/simd/argmax.cpp) must pick the element PyTorch picks: the first of tied values, the
 first NaN, infinities, signed zeros, on rows of every length a vector tail can leave."""
 
 import numpy as np
@@ -7,6 +7,7 @@ import pytest
 import torch
 
 import tensorplay as tp
+from shared import FLOAT32_AND_BFLOAT16
 
 
 def rows(length, seed):
@@ -23,7 +24,7 @@ def rows(length, seed):
     return x
 
 
-@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("dtype", FLOAT32_AND_BFLOAT16)
 @pytest.mark.parametrize("length", [1, 2, 7, 15, 16, 17, 31, 33, 64, 100, 1024])
 def test_picks_the_element_torch_picks(length, dtype):
     x = rows(length, seed=length)
@@ -39,7 +40,7 @@ def test_picks_the_element_torch_picks(length, dtype):
         np.testing.assert_array_equal(np.signbit(ours32), np.signbit(theirs32))
 
 
-@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("dtype", FLOAT32_AND_BFLOAT16)
 def test_along_a_strided_dim(dtype):
     x = rows(40, seed=1)
     a = tp.from_numpy(x).to(getattr(tp, dtype))

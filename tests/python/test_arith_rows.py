@@ -1,4 +1,4 @@
-"""float32 and bfloat16 +, -, * and /, whose dense rows run one SIMD pass (csrc/cpu/simd_arith.cpp;
+"""float32 and bfloat16 +, -, * and /, whose dense rows run one SIMD pass (csrc/cpu/simd/arith.cpp;
 a bfloat16 value widened, computed in float32 and rounded once, as PyTorch computes them), on dense
 rows, broadcast rows, 0-dim tensors, Python numbers, in place and with add's and sub's alpha; and
 float32 outputs big enough to be written past the cache."""
@@ -8,9 +8,9 @@ import pytest
 import torch
 
 import tensorplay as tp
+from shared import FLOAT32_AND_BFLOAT16
 
 SHAPE = (37, 301)  # rows that end in a partial vector, long enough for float32's SIMD rows
-DTYPES = ["bfloat16", "float32"]
 
 
 def values(m, shape, seed, dtype, huge=3e38):
@@ -36,7 +36,7 @@ def same_bits(ours, theirs):
     np.testing.assert_array_equal(a[~nan], b[~nan])
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT32_AND_BFLOAT16)
 @pytest.mark.parametrize("other", list(OTHERS))
 @pytest.mark.parametrize("op", ["add", "sub", "mul", "div"])
 def test_matches_torch_bit_for_bit(op, other, dtype):
@@ -46,7 +46,7 @@ def test_matches_torch_bit_for_bit(op, other, dtype):
     same_bits(ours, theirs)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT32_AND_BFLOAT16)
 @pytest.mark.parametrize("other", ["dense", "row", "zero_dim"])
 @pytest.mark.parametrize("op", ["add_", "sub_", "mul_", "div_"])
 def test_in_place(op, other, dtype):

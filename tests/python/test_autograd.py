@@ -17,8 +17,7 @@ import pytest
 import torch
 
 import tensorplay as tp
-
-LIBS = [pytest.param(tp, id="tensorplay"), pytest.param(torch, id="torch")]
+from shared import LIBS
 
 TOLERANCES = {
     "float64": dict(rtol=1e-9, atol=1e-11),
@@ -240,6 +239,10 @@ def view_then_modify_base(base, modify):
     return view
 
 
+# Each op's own gradient is checked across op_table.TABLE by test_gradients.py (against torch in float32 and
+# float64, and by gradcheck). The cases here are what that table cannot hold: graphs of several ops, outputs
+# left unused, indexing with Python keys, writes in place, and the few ops of SINGLE_OPS.
+
 COMPOSITE = [
     GradCase("mlp_tanh_logsoftmax_gather_cross_entropy",
              lambda m, x, w1, b1, w2, b2: cross_entropy_gather(m, (x @ w1 + b1).tanh() @ w2 + b2),
@@ -261,87 +264,23 @@ COMPOSITE = [
     GradCase("empty_leaf", lambda m, e, x: e.sum(0) + x, [N(0, 3), N(3)]),
 ]
 
-BROADCASTING = [
-    GradCase("add_3x1_1x4", lambda m, a, b: a + b, [N(3, 1), N(1, 4)]),
-    GradCase("mul_2x1x3_4x1", lambda m, a, b: a * b, [N(2, 1, 3), N(4, 1)]),
-    GradCase("sub_0dim", lambda m, a, b: a - b, [N(3, 4), N()]),
-    GradCase("div_row", lambda m, a, b: a / b, [N(3, 4), P(4)]),
-    GradCase("pow_broadcast", lambda m, a, b: a ** b, [P(3, 1), N(4)]),
-    GradCase("maximum_broadcast", lambda m, a, b: m.maximum(a, b), [N(3, 4), N(4)]),
-    GradCase("where_broadcast", lambda m, a, b: m.where(m.tensor(MASK), a, b), [N(3, 4), N(4)]),
-    GradCase("addcmul_broadcast", lambda m, a, b, c: m.addcmul(a, b, c, value=0.5), [N(3, 4), N(4), N(3, 1)]),
-    GradCase("lerp_broadcast_weight", lambda m, a, b, w: m.lerp(a, b, w), [N(3, 4), N(1, 4), N(3, 1)]),
-    GradCase("matmul_batched_broadcast", lambda m, a, b: a @ b, [N(2, 3, 4), N(4, 5)]),
-    GradCase("matmul_4d_broadcast", lambda m, a, b: m.matmul(a, b), [N(2, 1, 3, 4), N(3, 4, 2)]),
-    GradCase("matmul_vector_matrix", lambda m, a, b: a @ b, [N(4), N(4, 3)]),
-    GradCase("matmul_matrix_vector", lambda m, a, b: a @ b, [N(3, 4), N(4)]),
-    GradCase("expand_then_mul", lambda m, a, b: a.expand(3, 4) * b, [N(3, 1), N(3, 4)]),
-]
-
-REDUCTIONS = [
-    GradCase("sum_all", lambda m, x: x.sum(), [N(3, 4)]),
-    GradCase("sum_dim1", lambda m, x: x.sum(1), [N(3, 4)]),
-    GradCase("sum_dims_keepdim", lambda m, x: x.sum(dim=(0, 2), keepdim=True), [N(2, 3, 4)]),
-    GradCase("sum_neg_dim", lambda m, x: m.sum(x, -1), [N(2, 3, 4)]),
-    GradCase("mean_all", lambda m, x: x.mean(), [N(3, 4)]),
-    GradCase("mean_dim0_keepdim", lambda m, x: x.mean(dim=0, keepdim=True), [N(3, 4)]),
-    GradCase("mean_dims", lambda m, x: x.mean((1, 2)), [N(2, 3, 4)]),
-    GradCase("prod_dim1", lambda m, x: x.prod(1), [P(3, 4)]),
-    GradCase("prod_all", lambda m, x: x.prod(), [P(2, 3)]),
-    GradCase("amax_dim1", lambda m, x: x.amax(dim=1), [N(3, 4)]),
-    GradCase("amin_dims_keepdim", lambda m, x: x.amin(dim=(0, 1), keepdim=True), [N(3, 4, 2)]),
-    GradCase("max_dim_values_indices", lambda m, x: x.max(dim=1), [N(3, 4)]),
-    GradCase("min_dim_keepdim", lambda m, x: x.min(dim=0, keepdim=True)[0], [N(3, 4)]),
-    GradCase("max_all", lambda m, x: x.max(), [N(3, 4)]),
-    GradCase("logsumexp_dim1", lambda m, x: x.logsumexp(dim=1), [N(3, 4)]),
-    GradCase("var_dim1", lambda m, x: x.var(dim=1), [N(3, 4)]),
-    GradCase("std_dim0_keepdim", lambda m, x: x.std(dim=0, keepdim=True), [N(3, 4)]),
-    GradCase("var_all", lambda m, x: m.var(x), [N(3, 4)]),
-    GradCase("norm_all", lambda m, x: x.norm(), [N(3, 4)]),
-    GradCase("cumsum_dim1", lambda m, x: x.cumsum(dim=1), [N(3, 4)]),
-    GradCase("cumprod_dim0", lambda m, x: x.cumprod(0), [P(4, 3)]),
-    GradCase("softmax_dim0", lambda m, x: x.softmax(dim=0), [N(3, 4)]),
+# Single ops that op_table.TABLE leaves out, and why.
+SINGLE_OPS = [
+    # A contiguous last-dim sample in the table would run in bfloat16 too (test_ops.py), where torch's log_softmax
+    # lands further from the exact result than bfloat16's tolerance (tensorplay's does not): the forward check fails.
     GradCase("log_softmax_last", lambda m, x: m.log_softmax(x, dim=-1), [N(3, 4)]),
+    # A row of sub with a float alpha would run in bfloat16 too, where tensorplay rounds alpha to bfloat16 and
+    # torch rounds alpha * other instead: where the difference nearly cancels, they differ past the tolerance.
+    GradCase("sub_alpha", lambda m, a, b: a.sub(b, alpha=0.5), [N(3, 4), N(3, 4)]),
 ]
 
 SHAPE_OPS = [
-    GradCase("view", lambda m, x: x.view(2, 6), [N(3, 4)]),
-    GradCase("view_minus_one", lambda m, x: x.view(-1), [N(3, 4)]),
-    GradCase("view_as", lambda m, x, y: x.view_as(y), [N(3, 4), In((2, 6), requires_grad=False)]),
-    GradCase("reshape_noncontiguous", lambda m, x: x.t().reshape(12), [N(3, 4)]),
-    GradCase("permute", lambda m, x: x.permute(2, 0, 1), [N(2, 3, 4)]),
-    GradCase("transpose", lambda m, x: x.transpose(0, 2), [N(2, 3, 4)]),
-    GradCase("t", lambda m, x: x.t(), [N(3, 4)]),
-    GradCase("swapaxes", lambda m, x: x.swapaxes(1, 2), [N(2, 3, 4)]),
-    GradCase("movedim", lambda m, x: x.movedim(0, -1), [N(2, 3, 4)]),
-    GradCase("expand", lambda m, x: x.expand(2, 3, 4), [N(4)]),
-    GradCase("expand_minus_one", lambda m, x: x.expand(-1, 5), [N(3, 1)]),
-    GradCase("expand_as", lambda m, x, y: x.expand_as(y), [N(1, 4), In((3, 4), requires_grad=False)]),
-    GradCase("broadcast_to", lambda m, x: m.broadcast_to(x, (2, 3, 4)), [N(3, 1)]),
-    GradCase("squeeze_dim", lambda m, x: x.squeeze(1), [N(3, 1, 4)]),
-    GradCase("squeeze_all", lambda m, x: x.squeeze(), [N(1, 3, 1, 4)]),
-    GradCase("unsqueeze_front_back", lambda m, x: x.unsqueeze(0).unsqueeze(-1), [N(3, 4)]),
-    GradCase("select", lambda m, x: x.select(1, 2), [N(3, 4)]),
-    GradCase("select_negative", lambda m, x: m.select(x, 0, -1), [N(2, 3, 4)]),
     GradCase("slice_steps", lambda m, x: x[::2, 1::2], [N(6, 5)]),
     GradCase("slice_step3_negative_start", lambda m, x: x[-5::3], [N(7, 2)]),
-    GradCase("narrow", lambda m, x: x.narrow(1, 1, 2), [N(3, 4)]),
-    GradCase("cat_dim0", lambda m, a, b: m.cat([a, b]), [N(2, 3), N(4, 3)]),
-    GradCase("cat_dim1_three", lambda m, a, b, c: m.cat((a, b, c), dim=1), [N(3, 2), N(3, 1), N(3, 3)]),
     GradCase("cat_same_tensor_twice", lambda m, a: m.cat([a, a * 2], dim=0), [N(2, 3)]),
-    GradCase("stack_dim1", lambda m, a, b, c: m.stack([a, b, c], dim=1), [N(3, 4), N(3, 4), N(3, 4)]),
-    GradCase("split_equal", lambda m, x: x.split(2), [N(5, 3)]),
-    GradCase("split_sizes_dim1", lambda m, x: m.split(x, [2, 1, 1], dim=1), [N(3, 4)]),
     GradCase("split_some_pieces_unused", lambda m, x: x.split(2)[1] * 3, [N(5, 3)]),
-    GradCase("chunk_uneven", lambda m, x: x.chunk(3, dim=0), [N(5, 2)]),
-    GradCase("unbind_dim1", lambda m, x: x.unbind(1), [N(3, 4)]),
     GradCase("unbind_one_used", lambda m, x: x.unbind(0)[2].exp(), [N(3, 4)]),
-    GradCase("repeat", lambda m, x: x.repeat(2, 1, 3), [N(2, 3)]),
-    GradCase("flip_dim0", lambda m, x: x.flip(0), [N(3, 4)]),
-    GradCase("flip_two_dims", lambda m, x: m.flip(x, (0, 2)), [N(2, 3, 4)]),
-    GradCase("flatten", lambda m, x: x.flatten(1), [N(2, 3, 4)]),
-    GradCase("unflatten", lambda m, x: x.unflatten(0, (2, 3)), [N(6, 2)]),
-    GradCase("contiguous_of_transpose", lambda m, x: x.t().contiguous().exp(), [N(3, 4)]),
+    GradCase("expand_then_mul", lambda m, a, b: a.expand(3, 4) * b, [N(3, 1), N(3, 4)]),
     GradCase("chain_of_views", lambda m, x: x.t()[1:].unsqueeze(0).expand(2, -1, -1), [N(3, 4)]),
 ]
 
@@ -365,15 +304,8 @@ INDEXING = [
     GradCase("setitem_into_fresh_zeros", lambda m, x, v: setitem_into_zeros(m, x, v), [N(3, 4), N(2)]),
     GradCase("setitem_index_tensor_into_fresh_zeros",
              lambda m, x: assigned(m.zeros(5, 4, dtype=x.dtype), m.tensor([4, 0, 2]), x.exp()), [N(3, 4)]),
-    GradCase("index_select_dim0_repeated", lambda m, x: x.index_select(0, m.tensor(IDX)), [N(3, 4)]),
-    GradCase("index_select_dim1", lambda m, x: m.index_select(x, 1, m.tensor(UNIQUE_IDX)), [N(3, 4)]),
-    GradCase("gather_dim1", lambda m, x: x.gather(1, m.tensor(GATHER)), [N(3, 4)]),
-    GradCase("gather_dim0", lambda m, x: m.gather(x, 0, m.tensor([[0, 2, 1, 0], [2, 2, 0, 1]])), [N(3, 4)]),
-    GradCase("scatter_src", lambda m, x, s: x.scatter(1, m.tensor(SCATTER), s), [N(3, 4), N(3, 2)]),
-    GradCase("scatter_add_repeated", lambda m, x, s: m.scatter_add(x, 1, m.tensor(GATHER), s), [N(3, 4), N(3, 2)]),
-    GradCase("masked_fill", lambda m, x: x.masked_fill(m.tensor(MASK), 0.5), [N(3, 4)]),
-    GradCase("where", lambda m, a, b: m.where(m.tensor(MASK), a, b), [N(3, 4), N(3, 4)]),
-    GradCase("where_method_scalar_other", lambda m, a: a.where(m.tensor(MASK), 0.0), [N(3, 4)]),
+    # index_put has no row in the table: the op fuzzer (tests/fuzz/fuzz_ops.py) runs every row, and finds
+    # tensorplay's index_put raising other errors than torch's for bad arguments.
     GradCase("index_put_accumulate", lambda m, x, v: m.index_put(x, (m.tensor(IDX),), v, accumulate=True),
              [N(3, 4), N(4, 4)]),
     GradCase("index_put_replace", lambda m, x, v: m.index_put(x, (m.tensor(UNIQUE_IDX),), v), [N(3, 4), N(2, 4)]),
@@ -431,62 +363,14 @@ INPLACE = [
              [N(3, 4), N(3, 4)]),
 ]
 
-UNARY = {
-    "neg": lambda m, x: -x, "abs": lambda m, x: x.abs(), "exp": lambda m, x: x.exp(), "exp2": lambda m, x: m.exp2(x),
-    "expm1": lambda m, x: x.expm1(), "sin": lambda m, x: x.sin(), "cos": lambda m, x: m.cos(x),
-    "tanh": lambda m, x: x.tanh(), "sigmoid": lambda m, x: x.sigmoid(), "relu": lambda m, x: m.relu(x),
-"erf": lambda m, x: x.erf(), "square": lambda m, x: x.square(),
-    "sign": lambda m, x: x.sign(), "round": lambda m, x: x.round(), "floor": lambda m, x: x.floor(),
-    "ceil": lambda m, x: x.ceil(), "trunc": lambda m, x: x.trunc(), "clamp": lambda m, x: x.clamp(-0.5, 0.8),
-    "clamp_min": lambda m, x: m.clamp(x, min=0.1), "pow_2": lambda m, x: x ** 2, "pow_3": lambda m, x: x.pow(3),
-    "rpow": lambda m, x: 2 ** x, "rsub_scalar": lambda m, x: 1 - x, "mul_scalar": lambda m, x: x * 2.5,
-    "div_scalar": lambda m, x: x / 4, "nan_to_num": lambda m, x: x.nan_to_num(),
-    "rsub_number_alpha": lambda m, x: m.rsub(x, 2.0, alpha=3),
-}
-UNARY_POSITIVE = {
-    "log": lambda m, x: x.log(), "log2": lambda m, x: x.log2(), "log10": lambda m, x: m.log10(x),
-    "log1p": lambda m, x: x.log1p(), "sqrt": lambda m, x: x.sqrt(), "rsqrt": lambda m, x: x.rsqrt(),
-    "reciprocal": lambda m, x: x.reciprocal(), "rdiv_scalar": lambda m, x: 1 / x, "pow_fraction": lambda m, x: x ** 2.5,
-    "pow_negative": lambda m, x: x.pow(-1.5), "tan": lambda m, x: (x - 1).tan(),
-}
-BINARY = {
-    "add_alpha": (lambda m, a, b: m.add(a, b, alpha=2), [N(3, 4), N(3, 4)]),
-    "sub_alpha": (lambda m, a, b: a.sub(b, alpha=0.5), [N(3, 4), N(3, 4)]),
-    "mul": (lambda m, a, b: a * b, [N(3, 4), N(3, 4)]),
-    "div": (lambda m, a, b: a / b, [N(3, 4), P(3, 4)]),
-    "pow_tensor": (lambda m, a, b: a.pow(b), [P(3, 4), N(3, 4)]),
-    "atan2": (lambda m, a, b: m.atan2(a, b), [N(3, 4), N(3, 4)]),
-    "maximum": (lambda m, a, b: m.maximum(a, b), [N(3, 4), N(3, 4)]),
-    "minimum": (lambda m, a, b: a.minimum(b), [N(3, 4), N(3, 4)]),
-    "remainder": (lambda m, a, b: a.remainder(b), [N(3, 4), P(3, 4)]),
-    "lerp_scalar_weight": (lambda m, a, b: a.lerp(b, 0.3), [N(3, 4), N(3, 4)]),
-    "addcdiv": (lambda m, a, b, c: a.addcdiv(b, c, value=2), [N(3, 4), N(3, 4), P(3, 4)]),
-    "mm": (lambda m, a, b: m.mm(a, b), [N(3, 4), N(4, 2)]),
-    "bmm": (lambda m, a, b: a.bmm(b), [N(2, 3, 4), N(2, 4, 2)]),
-    "mv": (lambda m, a, b: m.mv(a, b), [N(3, 4), N(4)]),
-    "dot": (lambda m, a, b: a.dot(b), [N(4), N(4)]),
-    "outer": (lambda m, a, b: m.outer(a, b), [N(3), N(4)]),
-    "addmm": (lambda m, c, a, b: m.addmm(c, a, b, beta=0.5, alpha=2), [N(3, 2), N(3, 4), N(4, 2)]),
-    "baddbmm": (lambda m, c, a, b: m.baddbmm(c, a, b), [N(2, 3, 2), N(2, 3, 4), N(2, 4, 2)]),
-    "matmul_transposed_operand": (lambda m, a, b: a.t() @ b, [N(4, 3), N(4, 2)]),
-}
-ELEMENTWISE = ([GradCase(name, fn, [N(3, 4)]) for name, fn in UNARY.items()]
-               + [GradCase(name, fn, [P(3, 4)]) for name, fn in UNARY_POSITIVE.items()]
-               + [GradCase(name, fn, inputs) for name, (fn, inputs) in BINARY.items()])
-
 
 @pytest.mark.parametrize("case, dtype", case_params(COMPOSITE))
 def test_composite_gradients(case, dtype):
     run_gradient_case(case, dtype)
 
 
-@pytest.mark.parametrize("case, dtype", case_params(BROADCASTING))
-def test_broadcasting_gradients(case, dtype):
-    run_gradient_case(case, dtype)
-
-
-@pytest.mark.parametrize("case, dtype", case_params(REDUCTIONS))
-def test_reduction_gradients(case, dtype):
+@pytest.mark.parametrize("case, dtype", case_params(SINGLE_OPS))
+def test_single_op_gradients(case, dtype):
     run_gradient_case(case, dtype)
 
 
@@ -505,34 +389,9 @@ def test_inplace_on_nonleaf_gradients(case, dtype):
     run_gradient_case(case, dtype)
 
 
-@pytest.mark.parametrize("case, dtype", case_params(ELEMENTWISE))
-def test_elementwise_gradients(case, dtype):
-    run_gradient_case(case, dtype)
-
-
-# Each input's gradient comes back in that input's own dtype.
+# Each input's gradient comes back in that input's own dtype. The table's samples are made in float32 and float64,
+# so a product of bfloat16 leaves is checked here.
 MIXED = [
-    GradCase("add_float32_float64", lambda m, a, b: a + b, [In((3,), dtype="float32"), In((3,), dtype="float64")]),
-    GradCase("mul_float64_float32_broadcast", lambda m, a, b: a * b,
-             [In((3, 1), dtype="float64"), In((4,), dtype="float32")]),
-    GradCase("div_float32_float64", lambda m, a, b: a / b, [In((3,), dtype="float32"), In((3,), 0.5, 2, "float64")]),
-    GradCase("mul_bfloat16_float32", lambda m, a, b: a * b, [In((4,), dtype="bfloat16"), In((4,), dtype="float32")]),
-    GradCase("mul_0dim_float64_keeps_float32", lambda m, a, s: a * s,
-             [In((3,), dtype="float32"), In((), dtype="float64")]),
-    GradCase("mul_int_tensor", lambda m, a: a * m.tensor([1, 2, 3]), [In((3,), dtype="float32")]),
-    GradCase("where_float32_float64", lambda m, a, b: m.where(m.tensor([True, False, True]), a, b),
-             [In((3,), dtype="float32"), In((3,), dtype="float64")]),
-    GradCase("cat_float32_float64", lambda m, a, b: m.cat([a, b]),
-             [In((2,), dtype="float32"), In((3,), dtype="float64")]),
-    GradCase("maximum_float32_float64", lambda m, a, b: m.maximum(a, b),
-             [In((4,), dtype="float32"), In((4,), dtype="float64")]),
-    GradCase("to_bfloat16_and_back", lambda m, x, w: x.to(m.bfloat16).float() * w,
-             [In((5,), dtype="float32"), In((5,), dtype="float32")]),
-    GradCase("to_float16_exp", lambda m, x: x.to(m.float16).float().exp(), [In((5,), dtype="float32")]),
-    GradCase("double_then_mul", lambda m, x, w: x.double() * w, [In((5,), dtype="float32"), In((5,), dtype="float64")]),
-    GradCase("to_dtype_keyword", lambda m, x: x.to(dtype=m.float32).sin(), [In((5,), dtype="float64")]),
-    GradCase("type_as", lambda m, x, y: x.type_as(y) * y, [In((3,), dtype="float32"), In((3,), dtype="float64")]),
-    GradCase("bfloat16_leaf_through_float", lambda m, x: x.float().tanh(), [In((4,), dtype="bfloat16")]),
     GradCase("bfloat16_leaf_matmul", lambda m, a, b: a @ b,
              [In((2, 3), dtype="bfloat16"), In((3, 2), dtype="bfloat16")]),
 ]

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import tensorplay as tp
+from shared import FLOAT32_AND_16_BIT, FLOAT32_AND_BFLOAT16, FLOAT32_BFLOAT16_AND_FLOAT64, SIXTEEN_BIT_FLOATS
 
 # (N, C, H, W), (O, C / groups, R, S), stride, padding, dilation, groups
 GEOMETRIES = {
@@ -54,7 +55,7 @@ def assert_close(got, want, dtype):
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.abs(want).max())
 
 
-@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+@pytest.mark.parametrize("dtype", FLOAT32_AND_16_BIT)
 @pytest.mark.parametrize("name", GEOMETRIES)
 def test_conv2d_and_its_gradients_match_float64(name, dtype):
     in_shape, w_shape, stride, padding, dilation, groups = GEOMETRIES[name]
@@ -97,7 +98,7 @@ def half_ulp(values, dtype):
     return 0.5 * 2.0 ** (exponent - mantissa_bits)
 
 
-@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("dtype", SIXTEEN_BIT_FLOATS)
 @pytest.mark.parametrize("name", ["demo_second_layer", "odd_channels_padded", "channels_straddle_blocks", "grouped"])
 def test_16_bit_convolutions_round_their_float32_sums_once(name, dtype):
     """Each value of a 16-bit conv2d and of its gradients is its float64 sum rounded to nearest:
@@ -125,9 +126,9 @@ def test_16_bit_convolutions_round_their_float32_sums_once(name, dtype):
             f"{what}: {have[worst]} for {want[worst]} at {worst}, {miss[worst]} past half a step")
 
 
-@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("dtype", FLOAT32_AND_BFLOAT16)
 def test_an_infinite_input_reaches_only_the_weights_whose_windows_hold_it(dtype):
-    """A one-channel image (the weight gradient has a kernel of its own there, csrc/cpu/simd_conv.cpp)
+    """A one-channel image (the weight gradient has a kernel of its own there, csrc/cpu/simd/conv.cpp)
     holding an infinity: the weights whose windows hold it get an infinity or a NaN, as in float64,
     and every other weight stays finite and right."""
     rng = np.random.default_rng(3)
@@ -153,7 +154,7 @@ def test_an_infinite_input_reaches_only_the_weights_whose_windows_hold_it(dtype)
 
 
 @pytest.mark.parametrize("needs", ["bias", "weight and bias"])
-@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float64"])
+@pytest.mark.parametrize("dtype", FLOAT32_BFLOAT16_AND_FLOAT64)
 def test_conv2d_bias_gradient_is_the_output_gradient_summed(dtype, needs):
     """With the weight's gradient (on AVX-512 one oneDNN kernel sums both) or without it, and
     with the input frozen; float64 runs the direct loops."""
@@ -215,7 +216,7 @@ def test_conv2d_and_its_gradients_agree_across_thread_counts(restore_threads):
             np.testing.assert_allclose(got, want, rtol=1e-2, atol=1e-2 * np.abs(want).max())
 
 
-@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("dtype", FLOAT32_AND_BFLOAT16)
 def test_a_partial_channel_block_reads_as_zeros_whatever_its_memory_held(dtype):
     """20 channels fill a block of 16 (or two of 8) and part of the next: the rest of that block
     must be zeros. The blocked copy's memory comes from the allocator's cache, filled here with NaN

@@ -9,6 +9,7 @@ import pytest
 import torch
 
 import tensorplay as tp
+from shared import FLOAT32_AND_16_BIT, FLOAT32_AND_BFLOAT16, FLOATS, SIXTEEN_BIT_FLOATS
 
 # name -> function of a contiguous base tensor giving the operand; each works for any module.
 LAYOUTS = {
@@ -31,7 +32,6 @@ BASE_SHAPES = {  # the base's shape for each layout, so the operands come out wi
     "reversed_dims": (5, 7, 11),
     "ten_sliced_dims": (3,) * 10,
 }
-DTYPES = ["float32", "bfloat16", "float16", "float64"]
 
 UNARY = {
     "relu": lambda m, x: m.relu(x),
@@ -59,7 +59,7 @@ def close(ours, theirs, dtype):
     assert ours.stride() == theirs.stride()
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("layout", list(LAYOUTS))
 @pytest.mark.parametrize("op", list(UNARY))
 def test_unary_op_keeps_values_and_layout(op, layout, dtype):
@@ -67,7 +67,7 @@ def test_unary_op_keeps_values_and_layout(op, layout, dtype):
     close(ours, theirs, dtype)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("dtype", FLOAT32_AND_BFLOAT16)
 @pytest.mark.parametrize("layout", list(LAYOUTS))
 @pytest.mark.parametrize("other", ["same", "contiguous", "row"])
 @pytest.mark.parametrize("op", ["add", "mul", "sub", "div"])
@@ -85,15 +85,15 @@ def test_binary_op_on_mixed_layouts(op, layout, other, dtype):
     close(run(tp), run(torch), dtype)
 
 
-@pytest.mark.parametrize("to", DTYPES)
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("to", FLOATS)
+@pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("layout", list(LAYOUTS))
 def test_cast_keeps_values_and_layout(layout, dtype, to):
     ours, theirs = (operand(m, layout, dtype).to(getattr(m, to)) for m in (tp, torch))
     close(ours, theirs, to)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("dtype", FLOAT32_AND_BFLOAT16)
 @pytest.mark.parametrize("layout", list(LAYOUTS))
 def test_copy_into_a_view_of_another_layout(layout, dtype):
     def run(m):
@@ -107,7 +107,7 @@ def test_copy_into_a_view_of_another_layout(layout, dtype):
     close(run(tp), run(torch), dtype)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("dtype", FLOAT32_AND_BFLOAT16)
 @pytest.mark.parametrize("layout", list(LAYOUTS))
 @pytest.mark.parametrize("op", ["relu", "gelu", "sigmoid"])
 def test_gradient_through_a_layout(op, layout, dtype):
@@ -121,7 +121,7 @@ def test_gradient_through_a_layout(op, layout, dtype):
 
 
 @pytest.mark.parametrize("to", ["float32", "bfloat16", "float64"])
-@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+@pytest.mark.parametrize("dtype", FLOAT32_AND_16_BIT)
 @pytest.mark.parametrize("layout", list(LAYOUTS))
 def test_copy_into_a_contiguous_tensor_of_another_dtype(layout, dtype, to):
     def run(m):
@@ -142,7 +142,7 @@ def test_transposing_copies_of_every_tile_remainder(shape):
         close(ours, theirs, "float32" if ours.dtype == tp.float32 else "bfloat16")
 
 
-@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("dtype", SIXTEEN_BIT_FLOATS)
 @pytest.mark.parametrize("op", ["relu_", "exp_", "sigmoid_"])
 def test_in_place_op_on_a_16_bit_view_writes_only_the_view(op, dtype):
     """A row of every length from 1 to 40, one element into a buffer of NaNs: the tail's partial

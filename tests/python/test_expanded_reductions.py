@@ -10,6 +10,7 @@ import pytest
 import torch
 
 import tensorplay as tp
+from shared import FLOAT32_BFLOAT16_AND_FLOAT64
 
 # (base shape, expanded shape): a broadcast row, a broadcast column, a broadcast middle dim.
 EXPANSIONS = {
@@ -35,7 +36,7 @@ def expanded(m, kind, dtype):
 @pytest.mark.parametrize("dim", [None, 0, 1, -1])
 @pytest.mark.parametrize("name", list(REDUCTIONS))
 @pytest.mark.parametrize("kind", list(EXPANSIONS))
-@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+@pytest.mark.parametrize("dtype", FLOAT32_BFLOAT16_AND_FLOAT64)
 def test_reduction_of_an_expanded_tensor_matches_torch(dtype, kind, name, dim):
     """Values against float64 sums of the same numbers: torch's own float32 sum of the "middle"
     expansion is 2e-5 off (41990.99 for 41991.87)."""

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import tensorplay as tp
+from shared import FLOAT32_AND_16_BIT, FLOAT32_AND_BFLOAT16, SIXTEEN_BIT_FLOATS
 
 # Stored either way, every operand has at least 64 rows, 1 KiB (256 float32) or 2 KiB apart.
 M, K, N = 256, 256, 512
@@ -22,7 +23,7 @@ def operand(m, array, transposed, dtype, pad):
     return t.t() if transposed else t
 
 
-@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+@pytest.mark.parametrize("dtype", FLOAT32_AND_16_BIT)
 @pytest.mark.parametrize("pad", [0, 16], ids=["rows_1KiB_apart", "padded_rows"])
 @pytest.mark.parametrize("ta,tb", [(False, False), (True, False), (False, True), (True, True)],
                          ids=["nn", "tn", "nt", "tt"])
@@ -42,7 +43,7 @@ def test_matmul_layouts_match_torch(dtype, pad, ta, tb):
     np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol * np.abs(theirs).max())
 
 
-@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("dtype", FLOAT32_AND_BFLOAT16)
 def test_batched_and_broadcast_products_with_1KiB_rows(dtype):
     rng = np.random.default_rng(8)
     a, a_t = rng.standard_normal((3, M, K), dtype=np.float32), rng.standard_normal((3, K, M), dtype=np.float32)
@@ -90,7 +91,7 @@ def test_large_float32_products_with_bias_scale_and_sum(ta, tb):
             np.testing.assert_allclose(g.numpy().astype(np.float64), w, rtol=1e-4, atol=1e-3)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+@pytest.mark.parametrize("dtype", FLOAT32_AND_16_BIT)
 def test_skinny_products_with_small_transposed_operands(dtype):
     """A classifier layer's products (a 10-wide weight, a 10-wide gradient), whose transposed
     operands are small enough for gemm.cpp to copy to rows first; batched and broadcast too."""
@@ -112,7 +113,7 @@ def test_skinny_products_with_small_transposed_operands(dtype):
         np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol * np.abs(theirs).max())
 
 
-@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("dtype", SIXTEEN_BIT_FLOATS)
 @pytest.mark.parametrize("pad", [0, 16], ids=["dense", "padded_rows"])
 def test_large_16_bit_products_with_row_major_right_operands(dtype, pad):
     """Every extent from 1024 up and a right operand with dense rows: on AMX, gemm.cpp reorders

@@ -30,6 +30,7 @@ import torch
 
 import tensorplay
 from nn_testing import copy_state, dtype_name
+from shared import SIXTEEN_BIT_FLOATS
 
 UNSCALE_OP = "_amp_foreach_non_finite_check_and_unscale_"
 UPDATE_OP = "_amp_update_scale_"
@@ -373,7 +374,7 @@ def test_unscale_mixed_dtypes_in_one_call():
         assert_bitwise(p, t, what=f"{dtype_name(t.dtype)} grad")
 
 
-@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("dtype", SIXTEEN_BIT_FLOATS)
 def test_found_inf_reflects_the_inputs_not_the_unscaled_outputs(dtype):
     # Finite inputs that overflow once multiplied: torch checks the inputs, so found_inf stays 0.
     big = torch.finfo(torch_dtype(dtype)).max

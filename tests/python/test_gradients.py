@@ -5,8 +5,9 @@ result is floating and differentiable with respect to at least one floating tens
 
 * test_gradcheck (`gradcheck-<op>-<sample>`): every floating input becomes a float64 leaf that requires grad,
   and tensorplay.autograd.gradcheck compares tensorplay's Jacobians with float64 central differences.
-* test_gradients_match_torch (`torch-<op>-<sample>`): the same float32 inputs in both libraries, a fixed random
-  upstream gradient; every input's gradient must agree with torch's in None-ness, dtype, shape and values.
+* test_gradients_match_torch (`torch-<op>-<sample>`, and `...-float64`): the same float32 inputs in both libraries,
+  and the same inputs in float64, a fixed random upstream gradient; every input's gradient must agree with torch's
+  in None-ness, dtype, shape and values.
 * test_gradient_dtypes (`dtype-<op>-<sample>`): samples whose floating inputs differ in dtype (float32 op
   float64, ...) or whose result has another dtype (dtype=float64), and casts (x.to(bfloat16), ...): each input's
   gradient has that input's dtype, and agrees with torch.
@@ -21,9 +22,6 @@ when a table op is in neither list, or when an op listed as not differentiable h
 
 import functools
 import importlib
-import os
-import select
-import signal
 import warnings
 import zlib
 from dataclasses import dataclass
@@ -35,6 +33,7 @@ import torch
 
 import tensorplay
 from op_table import NUMPY_DTYPES, TABLE, TOLERANCES, DType, Maker, Op, S, Sample, View
+from shared import run_isolated
 
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 FLOATING = ("float16", "bfloat16", "float32", "float64")
@@ -59,18 +58,16 @@ NOT_DIFFERENTIABLE = {
        .split()},
     "__rmod__.int": "number % tensor: torch's remainder(Scalar, Tensor) has no derivative for the tensor",
     "__rmod__.float": "number % tensor: torch's remainder(Scalar, Tensor) has no derivative for the tensor",
-    "sign": "piecewise constant: torch's gradient is zero everywhere (floor/ceil/round/trunc, also flat, are "
-            "checked as the representatives of zero gradients)",
 }
 
 # Every floating op of the table that torch differentiates (zero gradients of the flat ops included).
 GRADIENT_OPS = """
-    neg abs exp exp2 expm1 log log2 log10 log1p sqrt rsqrt reciprocal sin cos tan asin acos atan sinh cosh tanh
+    neg abs sign exp exp2 expm1 log log2 log10 log1p sqrt rsqrt reciprocal sin cos tan asin acos atan sinh cosh tanh
     sigmoid erf erfinv
     floor ceil round round.decimals2 trunc relu silu gelu gelu.tanh softplus softplus.beta2
     nan_to_num nan_to_num.values clamp clamp.min clamp.max clamp.float_bounds clamp.min_gt_max clamp.tensor
     clip clip.tensor square
-    add add.alpha2 add.alpha_float sub sub.alpha2 mul div div.trunc div.floor remainder
+    add add.alpha2 add.alpha_float sub sub.alpha2 rsub rsub.alpha2 mul div div.trunc div.floor remainder
     pow pow.negative_base pow.scalar_base atan2 maximum minimum max.other min.other
     lerp addcmul addcmul.value addcmul.int_value addcdiv addcdiv.value where Tensor.where
     __add__ __sub__ __mul__ __truediv__ __mod__ __pow__ __neg__ __abs__
@@ -81,39 +78,66 @@ GRADIENT_OPS = """
     sum mean prod amax amin max min var std norm norm.int_p logsumexp cumsum cumprod softmax log_softmax
     matmul __matmul__ mm bmm addmm baddbmm dot mv outer vdot addmv addr addbmm tensordot einsum cross trace diagonal
     linalg.vecdot linalg.multi_dot linalg.vector_norm linalg.matrix_norm renorm dist cdist pdist cosine_similarity
-    Tensor.view reshape permute transpose t Tensor.T Tensor.expand Tensor.expand_as broadcast_to squeeze unsqueeze
-    flatten unflatten Tensor.contiguous clone narrow select split chunk unbind cat stack Tensor.repeat flip movedim
+    Tensor.view Tensor.view_as reshape permute transpose swapaxes t Tensor.T Tensor.expand Tensor.expand_as
+    broadcast_to squeeze unsqueeze flatten unflatten Tensor.contiguous clone narrow select split chunk unbind cat stack
+    Tensor.repeat flip movedim
     index_select gather scatter scatter_add masked_fill
 """.split()
 
 # Samples run besides the automatic choice, where the first usable sample misses the op's own backward path.
 EXTRA_SAMPLES = {
     "max": ("dim1",),               # (values, indices): the gradient goes to the index, not spread over ties
-    "min": ("dim1",),
-    "amax": ("dims0_2",),
-    "sum": ("dim1_keepdim",),
-    "mean": ("dims0_2",),
+    "min": ("dim1", "dim1_keepdim"),
+    "amax": ("dim1", "dims0_2"),
+    "amin": ("dims0_2_keepdim",),
+    "sum": ("dim1", "dim1_keepdim", "dims0_2_keepdim", "strided_dim-1"),
+    "mean": ("dims0_2", "dim1_keepdim"),
     "prod": ("dim1",),
-    "var": ("dim1_correction0",),
-    "std": ("dim1_unbiased_false",),
+    "var": ("dim1", "dim1_correction0"),
+    "std": ("dim1_keepdim", "dim1_unbiased_false"),
     "norm": ("pinf", "p3.0_dim1"),
     "norm.int_p": ("p2_dim1",),
-    "addmm": ("beta_alpha",),
+    "cumsum": ("dim1",),
+    "addmm": ("beta_alpha", "float_beta_alpha"),
     "baddbmm": ("float_beta_alpha",),
+    "__matmul__": ("1d@2d", "2d@1d", "3d@2d"),
     "einsum": ("trace", "three", "broadcast"),
     "linalg.vector_norm": ("inf_keepdim", "ord3", "ord_half", "zeros"),
     "linalg.matrix_norm": ("ord_inf", "ord_neg1"),
     "cdist": ("batched_p1", "pinf"),
     "renorm": ("dim1_p1",),
+    "index_select": ("dim0",),      # repeated indices: their gradients add up
+    "gather": ("dim0", "negative_dim"),
     "masked_fill": ("0dim_tensor_value",),  # the fill value is a tensor: it gets the masked positions' gradient
     "scatter": ("float_value",),
     "scatter_add": ("dim0",),
+    "Tensor.view": ("2d",),
+    "Tensor.expand": ("new_dims",),
+    "broadcast_to": ("new_dims",),
+    "squeeze": ("dim",),
+    "unsqueeze": ("negative",),
+    "select": ("negative",),
+    "flatten": ("from1",),
+    "Tensor.repeat": ("new_dims",),
+    "flip": ("dims",),
     "split": ("list_dim1",),        # a zero-length piece
     "chunk": ("uneven",),
-    "cat": ("empty_1d_legacy",),    # the skipped 1-D empty tensor still gets a (0,) gradient
-    "where": ("tensor_int_scalar",),
+    "unbind": ("dim1",),
+    "cat": ("dim1", "empty_1d_legacy"),  # the skipped 1-D empty tensor still gets a (0,) gradient
+    "stack": ("dim_last",),
+    "where": ("tensor_int_scalar", "broadcast_ranks"),
+    "Tensor.where": ("scalar_other",),
     "lerp": ("tensor_weight",),
-    "pow": ("fractional_exponent",),
+    "sub": ("0dim_other",),
+    "rsub.alpha2": ("float_scalar",),
+    "mul": ("broadcast_ranks", "int64_other"),
+    "div": ("broadcast_ranks",),
+    "maximum": ("broadcast_ranks",),
+    "pow": ("broadcast_ranks", "int_scalar", "negative_int_exponent", "fractional_exponent"),
+    "pow.negative_base": ("int_scalar",),
+    "__mul__": ("float_scalar",),
+    "__truediv__": ("int_scalar",),
+    "__pow__": ("int_scalar", "float_scalar"),
 }
 
 
@@ -144,6 +168,7 @@ CASTS = [
     cast("to.dtype_keyword", "float64", lambda m, x: x.to(dtype=m.float32)),
     cast("Tensor.double", "float32", lambda m, x: x.double()),
     cast("Tensor.float", "bfloat16", lambda m, x: x.float()),
+    cast("Tensor.float.from_float16", "float16", lambda m, x: x.float()),
     cast("Tensor.half", "float64", lambda m, x: x.half()),
     cast("Tensor.bfloat16", "float32", lambda m, x: x.bfloat16()),
     # The gradient itself passes through bfloat16 on the way back: times 3 keeps gradcheck's unit seeds exact.
@@ -364,16 +389,24 @@ def gradcheck_cases(op):
     """The op's float32 samples (the Maker gives broadcast/non-contiguous ones only for float32) drawn with
     continuous values (no ties) and cast to float64; usable when torch's own gradcheck passes on them."""
     eps = DYADIC_EPS if op.label in CAST_LABELS else 1e-6
-    cases = [GradCase(f"gradcheck-{op.label}-{s.label}", op,
-                      Sample(s.label, with_floats_as(list(s.args), "float64"), with_floats_as(s.kwargs, "float64")),
-                      eps)
+    cases = [GradCase(f"gradcheck-{op.label}-{s.label}", op, in_float64(s), eps)
              for s in op_samples(op, "float32", integers=False)]
     return select_samples(cases, lambda c: torch_gradient_kind(c) in ("zero", "nonzero") and torch_gradcheck_passes(c))
+
+
+def in_float64(sample):
+    return Sample(sample.label, with_floats_as(list(sample.args), "float64"), with_floats_as(sample.kwargs, "float64"))
 
 
 def float32_cases(op, prefix):
     """The op's float32 samples exactly as test_ops makes them (mixed-dtype samples keep their dtypes)."""
     return [GradCase(f"{prefix}-{op.label}-{s.label}", op, s) for s in op_samples(op, "float32", op.integers)]
+
+
+def float64_cases(op):
+    """The float32 samples with their floats in float64 (the float64 Maker makes no broadcast or non-contiguous
+    ones): a backward that makes a tensor of the default dtype gives float64 inputs float32 gradients."""
+    return [GradCase(f"{c.id}-float64", op, in_float64(c.sample)) for c in float32_cases(op, "torch")]
 
 
 def dtype_cases(op):
@@ -405,7 +438,8 @@ def usable(case):
 
 
 GRADCHECK_CASES = [c for op in GRADIENT_TABLE_OPS + CASTS for c in gradcheck_cases(op)]
-TORCH_CASES = [c for op in GRADIENT_TABLE_OPS for c in select_samples(float32_cases(op, "torch"), usable)]
+TORCH_CASES = [c for op in GRADIENT_TABLE_OPS for cases in (float32_cases(op, "torch"), float64_cases(op))
+               for c in select_samples(cases, usable)]
 DTYPE_CASES = [c for op in GRADIENT_TABLE_OPS + CASTS for c in dtype_cases(op)]
 
 
@@ -416,39 +450,6 @@ def params(cases):
 # ---------------------------------------------------------------------------------------------
 # isolate=True ops crashed the interpreter once: they run in a forked child, so that a crash fails one case.
 
-def run_isolated(check, case, timeout=60):
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(read_end)
-        try:
-            check(case)
-            message = ""
-        except BaseException as e:  # noqa: BLE001
-            message = str(e) or type(e).__name__
-        with os.fdopen(write_end, "wb") as pipe:
-            pipe.write(message.encode())
-        os._exit(0)
-    os.close(write_end)
-    chunks = []
-    with os.fdopen(read_end, "rb") as pipe:
-        while select.select([pipe], [], [], timeout)[0]:
-            chunk = pipe.read1(65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        else:
-            os.kill(pid, signal.SIGKILL)
-    _, status = os.waitpid(pid, 0)
-    if os.WIFSIGNALED(status):
-        name = signal.Signals(os.WTERMSIG(status)).name
-        raise Failure(f"tensorplay crashed the interpreter: {name}" if name != "SIGKILL" else
-                      f"tensorplay hung for {timeout} s")
-    message = b"".join(chunks).decode()
-    if message:
-        raise Failure(message)
-
-
 class Failure(AssertionError):
     pass
 
@@ -456,7 +457,7 @@ class Failure(AssertionError):
 def checked(check, case):
     """Runs check(case); a Failure becomes a test failure with its message alone (no traceback)."""
     try:
-        (functools.partial(run_isolated, check) if case.op.isolate else check)(case)
+        (functools.partial(run_isolated, check, failure=Failure) if case.op.isolate else check)(case)
         failure = None
     except Failure as e:
         failure = str(e)

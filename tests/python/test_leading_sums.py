@@ -8,11 +8,12 @@ import pytest
 import torch
 
 import tensorplay as tp
+from shared import FLOAT32_AND_BFLOAT16
 
 WIDTHS = [1, 3, 7, 8, 9, 15, 16, 17, 31, 33, 100, 513]
 
 
-@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("dtype", FLOAT32_AND_BFLOAT16)
 @pytest.mark.parametrize("width", WIDTHS)
 def test_sum_over_the_batch_matches_torch(dtype, width):
     x = np.random.default_rng(width).standard_normal((37, width)).astype(np.float32)
@@ -25,7 +26,7 @@ def test_sum_over_the_batch_matches_torch(dtype, width):
     np.testing.assert_allclose(ours.float().numpy(), theirs.float().numpy(), rtol=tol, atol=tol)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("dtype", FLOAT32_AND_BFLOAT16)
 def test_sum_over_several_leading_dims_and_the_bias_gradient(dtype):
     x = np.random.default_rng(1).standard_normal((4, 6, 2, 19)).astype(np.float32)
     results = {}

@@ -14,6 +14,7 @@ import torch
 
 import tensorplay
 from nn_testing import NoGrad, assert_same, compare_functional, to_numpy, tp_tensor
+from shared import FLOAT32_BFLOAT16_AND_FLOAT64, FLOATS
 
 
 def randn(*shape, seed=0, scale=1.0):
@@ -277,7 +278,7 @@ POOL_GEOMETRIES = pytest.mark.parametrize("shape,kernel,kwargs", [
 ], ids=["2x2", "2x2_odd", "2x2_wide", "2x2_ceil", "3x3_tiles", "3x3_s2_p1", "dilated", "rect"])
 
 
-@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float64"])
+@pytest.mark.parametrize("dtype", FLOAT32_BFLOAT16_AND_FLOAT64)
 @POOL_GEOMETRIES
 def test_max_pool2d_picks_the_window_element_torch_picks(dtype, shape, kernel, kwargs):
     """Ties (rounded values), NaNs (a NaN wins, the last of several) and -inf windows (the first
@@ -293,7 +294,7 @@ def test_max_pool2d_picks_the_window_element_torch_picks(dtype, shape, kernel, k
     np.testing.assert_array_equal(to_numpy(got.float()), want.float().numpy())
 
 
-@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16", "float64"])
+@pytest.mark.parametrize("dtype", FLOATS)
 @POOL_GEOMETRIES
 def test_max_pool2d_gradient_reaches_the_element_torch_picks(dtype, shape, kernel, kwargs):
     """Each window's gradient lands on its maximum (ties: the first; a NaN: the last), every other
@@ -314,7 +315,7 @@ def test_max_pool2d_gradient_reaches_the_element_torch_picks(dtype, shape, kerne
     np.testing.assert_array_equal(got, want)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float64"])
+@pytest.mark.parametrize("dtype", FLOAT32_BFLOAT16_AND_FLOAT64)
 @pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
 def test_softmax_rows_with_nan_inf_and_huge_values_match_torch(fn, dtype):
     """Rows long enough for the SIMD kernel (a NaN in its vector part, +-inf, a row of -inf, a row
@@ -349,7 +350,7 @@ def test_bfloat16_softmax_rows_are_rounded_once_from_float(fn):
         assert np.all(np.abs(got.double().numpy() - want) <= ulp + float32_error), n
 
 
-@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16", "float64"])
+@pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
 def test_gelu_and_its_gradient_match_torch_over_the_whole_range(approximate, dtype):
     """Values and gradients along [-12, 12] (both tails, where erf saturates), +-inf, NaN and -0,
@@ -385,7 +386,7 @@ def test_gelu_and_its_gradient_match_torch_over_the_whole_range(approximate, dty
         np.testing.assert_allclose(got_g, want_g, rtol=tol, atol=tol, equal_nan=True)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16", "float64"])
+@pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("layout", ["contiguous", "strided"])
 def test_relu_and_its_gradient_match_torch_on_special_values(dtype, layout):
     """NaN (kept, its gradient passed), infinities, signed zeros (relu(-0) is -0, no gradient) and

@@ -6,9 +6,6 @@ dtype, shape and values (within the result dtype's tolerance, NaN where torch ha
 Test ids read `<op>-<dtype>-<sample>`, e.g. `add-float32-broadcast` or `Tensor.add_-int64-0dim`.
 """
 
-import os
-import select
-import signal
 import zlib
 from dataclasses import dataclass
 from typing import Callable
@@ -20,6 +17,7 @@ import torch
 
 import tensorplay
 from op_table import FLOAT_DTYPES, TABLE, TOLERANCES, DType, Maker, Op, Sample, View
+from shared import run_isolated
 
 # NotImplementedError first: it is a subclass of RuntimeError.
 EXCEPTIONS = (NotImplementedError, IndexError, ValueError, TypeError, RuntimeError)
@@ -238,44 +236,13 @@ def check_case(case):
     assert_same(actual, expected, case.op.tol)
 
 
-def check_in_child(case, timeout=60):
-    """check_case in a forked child, so that a crash fails this case alone, not the whole run."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(read_end)
-        try:
-            check_case(case)
-            message = ""
-        except BaseException as e:
-            message = f"{e}" or type(e).__name__
-        with os.fdopen(write_end, "wb") as pipe:
-            pipe.write(message.encode())
-        os._exit(0)
-    os.close(write_end)
-    chunks = []
-    with os.fdopen(read_end, "rb") as pipe:
-        while select.select([pipe], [], [], timeout)[0]:
-            chunk = pipe.read1(65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        else:
-            os.kill(pid, signal.SIGKILL)
-    _, status = os.waitpid(pid, 0)
-    if os.WIFSIGNALED(status):
-        name = signal.Signals(os.WTERMSIG(status)).name
-        raise Mismatch(f"tensorplay crashed the interpreter: {name}" if name != "SIGKILL" else
-                       f"tensorplay hung for {timeout} s")
-    message = b"".join(chunks).decode()
-    if message:
-        raise Mismatch(message)
-
-
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
 def test_op(case):
     try:
-        (check_in_child if case.op.isolate else check_case)(case)
+        if case.op.isolate:  # it crashed the interpreter once: a crash must fail this case alone
+            run_isolated(check_case, case, failure=Mismatch)
+        else:
+            check_case(case)
         failure = None
     except Mismatch as e:
         failure = str(e)

@@ -13,6 +13,7 @@ import torch
 
 import tensorplay
 from nn_testing import assert_same, copy_state, same_outcome, to_numpy, tp_tensor
+from shared import LIBS
 
 STEPS = 20
 TOL = dict(rtol=1e-5, atol=1e-5)
@@ -472,7 +473,7 @@ def test_vector_to_parameters_rejects_non_tensor_like_torch():
     same_outcome(lambda lib: lib.nn.utils.vector_to_parameters([1.0, 2.0], make_model(lib.nn).parameters()))
 
 
-@pytest.mark.parametrize("lib", [torch, tensorplay], ids=["torch", "tensorplay"])
+@pytest.mark.parametrize("lib", LIBS)
 def test_momentum_step_counts_as_an_inplace_write(lib):
     """From the second step on, SGD's momentum update is one fused pass; it still bumps the
     parameter's version, so a graph that saved the old value refuses to backpropagate."""

@@ -1,4 +1,4 @@
-"""exp, log, tanh, sigmoid and silu, whose float rows run SIMD kernels (csrc/cpu/simd_transcendental.cpp),
+"""exp, log, tanh, sigmoid and silu, whose float rows run SIMD kernels (csrc/cpu/simd/transcendental.cpp),
 against PyTorch's vectorised kernels over the whole float32 range: random bit patterns, a dense
 sweep, the edges of each function's range and the special values, in float32 and through the
 16-bit floats, on rows of every length a vector tail can leave."""
@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import tensorplay as tp
+from shared import SIXTEEN_BIT_FLOATS
 
 OPS = {
     "exp": (tp.exp, torch.exp),
@@ -53,7 +54,7 @@ def test_float32_within_two_ulp_of_torch_and_equal_at_the_edges(op):
     np.testing.assert_array_equal(np.signbit(ours[finite & (theirs == 0)]), np.signbit(theirs[finite & (theirs == 0)]))
 
 
-@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("dtype", SIXTEEN_BIT_FLOATS)
 @pytest.mark.parametrize("op", list(OPS))
 def test_16_bit_floats_within_one_step_of_torch(op, dtype):
     ours_fn, torch_fn = OPS[op]

@@ -1,5 +1,5 @@
 """Copies that transpose (x.t().contiguous(), permutes, NCHW to NHWC): within one dtype of 2 or 4
-bytes they run in SIMD blocks of 16x16 and 8x8 (csrc/cpu/simd_transpose.cpp), the edges one
+bytes they run in SIMD blocks of 16x16 and 8x8 (csrc/cpu/simd/transpose.cpp), the edges one
 element at a time; these check every element's place against PyTorch on the same bits, on
 shapes that are whole blocks, fractions of one and everything between, and into destinations
 whose rows are not contiguous with each other."""
@@ -9,6 +9,7 @@ import pytest
 import torch
 
 import tensorplay as tp
+from shared import FLOAT32_AND_BFLOAT16
 
 DTYPES = ["bfloat16", "float16", "float32", "int16", "int32", "float64", "uint8"]
 SHAPES = [(1, 1), (1, 37), (37, 1), (7, 5), (8, 8), (16, 16), (15, 17), (17, 33), (64, 100), (100, 64),
@@ -54,7 +55,7 @@ def test_batched_and_permuted_transposes_match_torch(dtype):
         same_bits(ours.permute(*dims).contiguous(), theirs.permute(*dims).contiguous())
 
 
-@pytest.mark.parametrize("dtype", ["bfloat16", "float32"])
+@pytest.mark.parametrize("dtype", FLOAT32_AND_BFLOAT16)
 def test_flipped_transposes_match_torch(dtype):
     """flip copies through a view that walks its dims backwards: a transposing copy with negative
     strides."""
@@ -66,7 +67,7 @@ def test_flipped_transposes_match_torch(dtype):
                   theirs.t().contiguous().t().flip(dims).contiguous())
 
 
-@pytest.mark.parametrize("dtype", ["bfloat16", "float32"])
+@pytest.mark.parametrize("dtype", FLOAT32_AND_BFLOAT16)
 def test_transpose_into_a_strided_destination(dtype):
     """copy_ of a transposed source into a slice: the destination's rows lie a padded stride apart,
     and what lies outside the slice is left alone."""
