@@ -73,6 +73,15 @@ void zip_scalar(const Tensor& out, const Tensor& a, F f) {
   });
 }
 
+// add's and sub's alpha as PyTorch's kernels apply it to a 16-bit float tensor: rounded to the
+// tensor's dtype, then multiplied in float.
+template <class T>
+opmath_t<T> rounded_alpha(const Scalar& alpha) {
+  using M = opmath_t<T>;
+  if constexpr (is_reduced_float(scalar_type_of<T>())) return static_cast<M>(static_cast<T>(alpha.to<M>()));
+  else return alpha.to<M>();
+}
+
 // Runs `apply(f)` with the scalar function of `op` over M, where apply knows the operands.
 template <class T, class Apply, class ApplyBool>
 void with_binary_fn(BinaryOp op, const Scalar& alpha, Apply apply, ApplyBool apply_bool) {
@@ -82,10 +91,10 @@ void with_binary_fn(BinaryOp op, const Scalar& alpha, Apply apply, ApplyBool app
   switch (op) {
     case BinaryOp::Add:
       if (alpha.to_double() == 1) return apply([](M a, M b) { return M(a + b); });
-      return apply([al = alpha.to<M>()](M a, M b) { return M(a + al * b); });
+      return apply([al = rounded_alpha<T>(alpha)](M a, M b) { return M(a + al * b); });
     case BinaryOp::Sub:
       if (alpha.to_double() == 1) return apply([](M a, M b) { return M(a - b); });
-      return apply([al = alpha.to<M>()](M a, M b) { return M(a - al * b); });
+      return apply([al = rounded_alpha<T>(alpha)](M a, M b) { return M(a - al * b); });
     case BinaryOp::Lerp:
       if constexpr (floating) return apply([w = alpha.to<M>()](M a, M b) { return math::lerp(a, b, w); });
       break;
@@ -209,7 +218,7 @@ void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const T
     }
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, BFloat16>) {
       if (auto arith = simd_arith(op);
-          arith && may_run_simd_arith<T>(out) && run_simd_arith<T>(*arith, strided_loop(out, a, b), alpha.to<float>()))
+          arith && may_run_simd_arith<T>(out) && run_simd_arith<T>(*arith, strided_loop(out, a, b), rounded_alpha<T>(alpha)))
         return;
     }
     if constexpr (FloatRowType<T>) {

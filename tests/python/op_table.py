@@ -420,6 +420,10 @@ BINARY = [
     binary("add", label="add.alpha_float", kwargs={"alpha": 0.3}),  # raises for integer tensors
     binary("sub"),
     binary("sub", label="sub.alpha2", kwargs={"alpha": 2}),
+    # torch's scalar loop (short inner dims, row tails) rounds alpha * b to bfloat16 before the
+    # subtraction, its vector loop does not (nor does tensorplay): near cancellation they differ by
+    # an ulp of the operands, not of the result.
+    binary("sub", label="sub.alpha_float", kwargs={"alpha": 0.3}, tol={"bfloat16": (1.6e-2, 2e-2)}),
     binary("rsub"),
     binary("rsub", label="rsub.alpha2", kwargs={"alpha": 2}),
     binary("mul", with_mixed_dtypes(binary_samples)),

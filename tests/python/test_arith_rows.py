@@ -71,6 +71,20 @@ def test_alpha_within_one_rounding_step(op, other, alpha):
     np.testing.assert_allclose(ours, theirs, rtol=2 ** -7, atol=0)
 
 
+@pytest.mark.parametrize("alpha", [0.3, -1.7])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("op", ["add", "sub"])
+def test_alpha_is_rounded_to_the_dtype_first(op, dtype, alpha):
+    # PyTorch's vector loop rounds alpha to the tensor's dtype and then computes a + alpha * b in
+    # float32 with one rounding at the end. (Its scalar loop, for short rows and a row's last
+    # elements, also rounds alpha * b: a length that is a multiple of 32 has no such elements.)
+    shape = (37, 320)
+    ours = getattr(tp, op)(values(tp, shape, 0, dtype, huge=1e4), values(tp, shape, 1, dtype, huge=1e4), alpha=alpha)
+    theirs = getattr(torch, op)(values(torch, shape, 0, dtype, huge=1e4), values(torch, shape, 1, dtype, huge=1e4),
+                                alpha=alpha)
+    same_bits(ours, theirs)
+
+
 @pytest.mark.parametrize("op", ["add", "sub", "mul", "div"])
 def test_a_large_float32_output_has_the_bits_of_small_ones(op, streamed_from_1_mib):
     """Outputs past the streaming bound are written past the cache, each thread's share from its
