@@ -6,7 +6,9 @@ deviations on large tensors (within a few standard errors), and exact values for
 schemes. The gains and fans are compared with torch.nn.init's.
 """
 
+import inspect
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -310,3 +312,266 @@ def test_init_with_generator_is_reproducible():
     a = to_numpy(init.kaiming_uniform_(tensorplay.empty(10, 10), generator=g1))
     b = to_numpy(init.kaiming_uniform_(tensorplay.empty(10, 10), generator=g2))
     np.testing.assert_array_equal(a, b)
+
+
+# ---------------------------------------------------------------------------------------------
+# Names, signatures and the deprecated aliases
+
+
+def _parameters(fn):
+    return [(p.name, p.default, p.kind) for p in inspect.signature(fn).parameters.values()]
+
+
+def test_public_names_and_signatures_match_torch():
+    assert init.__all__ == torch.nn.init.__all__
+    for name in torch.nn.init.__all__:
+        assert _parameters(getattr(init, name)) == _parameters(getattr(torch.nn.init, name)), name
+        assert getattr(init, name).__name__ == getattr(torch.nn.init, name).__name__, name
+
+
+DEPRECATED = {
+    "uniform": lambda m, lib: m.uniform(lib.empty(4, 5), -1.0, b=1.0),
+    "normal": lambda m, lib: m.normal(lib.empty(4, 5), std=2.0),
+    "constant": lambda m, lib: m.constant(lib.empty(4, 5), 0.5),
+    "eye": lambda m, lib: m.eye(lib.empty(4, 5)),
+    "dirac": lambda m, lib: m.dirac(lib.empty(4, 4, 3)),
+    "xavier_uniform": lambda m, lib: m.xavier_uniform(lib.empty(4, 5), gain=2.0),
+    "xavier_normal": lambda m, lib: m.xavier_normal(lib.empty(4, 5)),
+    "kaiming_uniform": lambda m, lib: m.kaiming_uniform(lib.empty(4, 5), mode="fan_out"),
+    "kaiming_normal": lambda m, lib: m.kaiming_normal(lib.empty(4, 5), nonlinearity="relu"),
+    "orthogonal": lambda m, lib: m.orthogonal(lib.empty(4, 5)),
+    "sparse": lambda m, lib: m.sparse(lib.empty(4, 5), 0.5),
+}
+
+
+@pytest.mark.parametrize("name", list(DEPRECATED))
+def test_deprecated_alias_warns_like_torch_and_fills_the_tensor(name):
+    messages = []
+    for m, lib in ((torch.nn.init, torch), (init, tensorplay)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = DEPRECATED[name](m, lib)
+        assert [w.category for w in caught] == [FutureWarning], [str(w.message) for w in caught]
+        assert caught[0].filename == __file__, "the warning should point at the caller"
+        messages.append(str(caught[0].message))
+        assert tuple(out.shape) in {(4, 5), (4, 4, 3)} and np.isfinite(to_numpy(out)).all()
+    assert messages[1] == messages[0] == f"`nn.init.{name}` is now deprecated in favor of `nn.init.{name}_`."
+
+
+def test_deprecated_deterministic_aliases_give_torchs_values():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        np.testing.assert_array_equal(to_numpy(init.eye(tensorplay.empty(3, 5))),
+                                      torch.nn.init.eye(torch.empty(3, 5)).numpy())
+        np.testing.assert_array_equal(to_numpy(init.dirac(tensorplay.empty(4, 2, 3, 3), 2)),
+                                      torch.nn.init.dirac(torch.empty(4, 2, 3, 3), 2).numpy())
+        np.testing.assert_array_equal(to_numpy(init.constant(tensorplay.empty(2, 3), -1.5)), np.full((2, 3), -1.5))
+
+
+# ---------------------------------------------------------------------------------------------
+# Deterministic initialisers: exactly torch's values, any dtype
+
+DTYPES = ["float32", "float64", "float16", "bfloat16", "int64", "bool"]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(3, 5), (5, 3), (4, 4), (1, 6), (0, 3)], ids=str)
+def test_eye_matches_torch(shape, dtype):
+    got = init.eye_(tensorplay.full(shape, 7, dtype=getattr(tensorplay, dtype)))
+    want = torch.nn.init.eye_(torch.full(shape, 7, dtype=getattr(torch, dtype)))
+    assert str(got.dtype).split(".")[-1] == dtype
+    np.testing.assert_array_equal(to_numpy(got), to_numpy(want))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("fill", [
+    pytest.param(lambda m, t: m.constant_(t, 2.75), id="constant_2.75"),
+    pytest.param(lambda m, t: m.constant_(t, -3), id="constant_-3"),
+    pytest.param(lambda m, t: m.ones_(t), id="ones_"),
+    pytest.param(lambda m, t: m.zeros_(t), id="zeros_"),
+])
+def test_constant_ones_zeros_match_torch(fill, dtype):
+    got = fill(init, tensorplay.full((3, 4), 7, dtype=getattr(tensorplay, dtype)))
+    want = fill(torch.nn.init, torch.full((3, 4), 7, dtype=getattr(torch, dtype)))
+    assert str(got.dtype).split(".")[-1] == dtype
+    np.testing.assert_array_equal(to_numpy(got), to_numpy(want))
+
+
+@pytest.mark.parametrize("shape, groups", [
+    pytest.param((4, 4, 3), 1, id="3d"),
+    pytest.param((6, 4, 3, 3), 1, id="4d_more_out_than_in"),
+    pytest.param((3, 5, 3, 3), 1, id="4d_more_in_than_out"),
+    pytest.param((6, 2, 4, 5), 3, id="4d_groups3_even_kernel"),
+    pytest.param((8, 3, 3, 3), 2, id="4d_groups2_more_in_than_out_per_group"),
+    pytest.param((4, 4, 3, 3, 3), 2, id="5d_groups2"),
+    pytest.param((2, 2, 1, 1, 1), 1, id="5d_1x1x1"),
+])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_dirac_matches_torch(shape, groups, dtype):
+    got = init.dirac_(tensorplay.full(shape, 7, dtype=getattr(tensorplay, dtype)), groups)
+    want = torch.nn.init.dirac_(torch.full(shape, 7, dtype=getattr(torch, dtype)), groups)
+    assert got.dtype == getattr(tensorplay, dtype)
+    np.testing.assert_array_equal(to_numpy(got), to_numpy(want))
+
+
+def test_dirac_is_the_identity_of_a_convolution():
+    x = tensorplay.randn(2, 3, 6, 6)
+    conv = tensorplay.nn.Conv2d(3, 3, 3, padding=1, bias=False)
+    init.dirac_(conv.weight)
+    np.testing.assert_allclose(to_numpy(conv(x)), to_numpy(x), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("call", [
+    pytest.param(lambda m, lib: m.dirac_(lib.empty(3, 3)), id="2d"),
+    pytest.param(lambda m, lib: m.dirac_(lib.empty(2, 2, 2, 2, 2, 2)), id="6d"),
+    pytest.param(lambda m, lib: m.dirac_(lib.empty(5, 2, 3), groups=2), id="groups_do_not_divide"),
+    pytest.param(lambda m, lib: m.dirac_(lib.empty(4, 2, 3), groups=0), id="groups0"),
+    pytest.param(lambda m, lib: m.eye_(lib.empty(2, 2, 2)), id="eye_3d"),
+    pytest.param(lambda m, lib: m.eye_(lib.empty(4)), id="eye_1d"),
+    pytest.param(lambda m, lib: m.sparse_(lib.empty(4), 0.5), id="sparse_1d"),
+    pytest.param(lambda m, lib: m.sparse_(lib.empty(4, 2, 2), 0.5), id="sparse_3d"),
+    pytest.param(lambda m, lib: m.orthogonal_(lib.empty(4)), id="orthogonal_1d"),
+    pytest.param(lambda m, lib: m.kaiming_normal_(lib.empty(3, 3), mode="fan_avg"), id="kaiming_bad_mode"),
+    pytest.param(lambda m, lib: m.kaiming_uniform_(lib.empty(3, 3), a="x"), id="kaiming_bad_slope"),
+    pytest.param(lambda m, lib: m.kaiming_uniform_(lib.empty(3, 3), a=True), id="kaiming_bool_slope"),
+    pytest.param(lambda m, lib: m.kaiming_uniform_(lib.empty(3, 3), nonlinearity="gelu"), id="kaiming_unknown"),
+    pytest.param(lambda m, lib: m.xavier_uniform_(lib.empty(0, 0)), id="xavier_zero_fans"),
+    pytest.param(lambda m, lib: m.xavier_normal_(lib.empty(3)), id="xavier_1d"),
+    pytest.param(lambda m, lib: m.trunc_normal_(lib.empty(3), std=0.0), id="trunc_normal_std0"),
+    pytest.param(lambda m, lib: m.uniform_(lib.empty(3), 1.0, 0.0), id="uniform_a_above_b"),
+    pytest.param(lambda m, lib: m.normal_(lib.empty(3), 0.0, -1.0), id="normal_negative_std"),
+])
+def test_bad_input_raises_like_torch(call):
+    with pytest.raises(Exception) as want:
+        call(torch.nn.init, torch)
+    with pytest.raises(want.type) as got:
+        call(init, tensorplay)
+    if want.type is ValueError:
+        assert str(got.value) == str(want.value)
+
+
+# ---------------------------------------------------------------------------------------------
+# sparse_, trunc_normal_ and the rest: distributions, dtypes, warnings
+
+
+@pytest.mark.parametrize("rows, cols, sparsity", [(10, 200, 0.3), (7, 300, 0.5), (20, 50, 0.0), (6, 20, 1.0),
+                                                  (9, 100, 0.01)])
+def test_sparse_zeros_ceil_sparsity_rows_per_column(rows, cols, sparsity):
+    v = to_numpy(init.sparse_(tensorplay.full((rows, cols), 7.0), sparsity, std=0.5))
+    zeros = (v == 0).sum(axis=0)
+    np.testing.assert_array_equal(zeros, np.full(cols, math.ceil(sparsity * rows)))
+    nonzero = v[v != 0]
+    if nonzero.size > 1000:
+        assert_normal(nonzero, 0.0, 0.5, "sparse_ non-zeros")
+    # The zeroed rows differ from column to column.
+    if 0 < sparsity < 1:
+        assert len({tuple(np.flatnonzero(v[:, c] == 0)) for c in range(cols)}) > 1
+
+
+def test_sparse_default_std_and_dtype():
+    v = init.sparse_(tensorplay.empty(100, 100, dtype=tensorplay.float64), 0.1)
+    assert v.dtype == tensorplay.float64
+    assert_normal(to_numpy(v)[to_numpy(v) != 0], 0.0, 0.01, "sparse_ default std")
+
+
+@pytest.mark.parametrize("mean, std, a, b", [
+    pytest.param(0.0, 1.0, 5.0, 6.0, id="right_tail"),
+    pytest.param(0.0, 1.0, -11.0, -10.0, id="far_left_tail"),
+    pytest.param(0.0, 1.0, 1.5, 1.6, id="thin_slice"),
+    pytest.param(3.0, 0.5, -1.0, 1.0, id="mean_right_of_interval"),
+])
+def test_trunc_normal_outside_the_bulk(mean, std, a, b):
+    """Intervals holding little of the normal's mass still get the truncated normal's moments."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        v = to_numpy(init.trunc_normal_(tensorplay.empty(100, 100), mean=mean, std=std, a=a, b=b)).astype(np.float64)
+    assert np.isfinite(v).all() and v.min() >= a and v.max() <= b
+    # Far in a tail the closed form's normaliser underflows, so integrate the density on a grid.
+    x = np.linspace(a, b, 200001)
+    z = (x - mean) / std
+    density = np.exp(-0.5 * (z * z - (z * z).min()))
+    want_mean = (density * x).sum() / density.sum()
+    want_std = math.sqrt((density * (x - want_mean) ** 2).sum() / density.sum())
+    np.testing.assert_allclose(v.mean(), want_mean, atol=5 * want_std / 100)
+    np.testing.assert_allclose(v.std(), want_std, rtol=0.04)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float16", "bfloat16"])
+def test_trunc_normal_keeps_dtype_and_bounds(dtype):
+    """Bounds are rounded to the dtype first, as in torch, so a rounded-up bound may be reached."""
+    b_rounded = float(torch.tensor(0.04, dtype=getattr(torch, dtype)).float())
+    v = init.trunc_normal_(tensorplay.empty(100, 100, dtype=getattr(tensorplay, dtype)), std=0.02, a=-0.04, b=0.04)
+    assert v.dtype == getattr(tensorplay, dtype)
+    values = to_numpy(v)
+    assert values.min() >= -b_rounded and values.max() <= b_rounded
+    np.testing.assert_allclose(values.std(), _truncated_normal_moments(0.0, 0.02, -0.04, 0.04)[1], rtol=0.05)
+
+
+@pytest.mark.parametrize("mean, warns", [(0.0, False), (4.5, True), (-4.01, True), (3.9, False)])
+def test_trunc_normal_warns_like_torch_when_mean_is_far_from_the_interval(mean, warns):
+    for m, lib in ((torch.nn.init, torch), (init, tensorplay)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            m.trunc_normal_(lib.empty(10), mean=mean, std=1.0, a=-2.0, b=2.0)
+        got = [(w.category, str(w.message)) for w in caught]
+        if warns:
+            assert got == [(UserWarning, "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+                                         "The distribution of values may be incorrect.")], lib.__name__
+        else:
+            assert got == [], lib.__name__
+
+
+def test_trunc_normal_with_generator_is_reproducible():
+    values = []
+    for _ in range(2):
+        g = tensorplay.Generator()
+        g.manual_seed(11)
+        values.append(to_numpy(init.trunc_normal_(tensorplay.empty(50, 50), a=1.0, b=3.0, generator=g)))
+    np.testing.assert_array_equal(values[0], values[1])
+
+
+@pytest.mark.parametrize("fn", ["kaiming_uniform_", "kaiming_normal_"])
+def test_kaiming_on_zero_element_tensor_warns_like_torch(fn):
+    for m, lib in ((torch.nn.init, torch), (init, tensorplay)):
+        t = lib.empty(0, 4)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert getattr(m, fn)(t) is t
+        assert [(w.category, str(w.message)) for w in caught] == [
+            (UserWarning, "Initializing zero-element tensors is a no-op")]
+        assert caught[0].filename == __file__, f"{lib.__name__}: the warning should point at the caller"
+
+
+def test_kaiming_bad_mode_message_matches_torch():
+    with pytest.raises(ValueError) as want:
+        torch.nn.init.kaiming_uniform_(torch.empty(3, 3), mode="Fan_Avg")
+    with pytest.raises(ValueError) as got:
+        init.kaiming_uniform_(tensorplay.empty(3, 3), mode="Fan_Avg")
+    assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("fn", ["uniform_", "normal_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
+                                "kaiming_normal_", "trunc_normal_", "orthogonal_"])
+@pytest.mark.parametrize("dtype", ["float64", "bfloat16"])
+def test_random_inits_keep_the_dtype(fn, dtype):
+    t = tensorplay.zeros(16, 8, dtype=getattr(tensorplay, dtype))
+    out = getattr(init, fn)(t)
+    assert out is t and out.dtype == getattr(tensorplay, dtype)
+    assert np.isfinite(to_numpy(out)).all() and (to_numpy(out) != 0).any()
+
+
+@pytest.mark.parametrize("fn", ["trunc_normal_", "orthogonal_", "dirac_", "sparse_", "uniform_", "eye_"])
+def test_meta_tensors_are_left_alone(fn):
+    shape = (4, 4, 3) if fn == "dirac_" else (4, 6)
+    t = tensorplay.empty(*shape, device="meta")
+    args = (0.5,) if fn == "sparse_" else ()
+    out = getattr(init, fn)(t, *args)
+    assert out is t and out.is_meta and tuple(out.shape) == shape
+
+
+def test_dirac_and_sparse_fill_parameters_without_recording_a_graph():
+    for w, fill in ((tensorplay.nn.Parameter(tensorplay.full((4, 4, 3, 3), 7.0)), init.dirac_),
+                    (tensorplay.nn.Parameter(tensorplay.full((20, 30), 7.0)), lambda t: init.sparse_(t, 0.2))):
+        assert fill(w) is w
+        assert w.is_leaf and w.requires_grad and w.grad_fn is None
+        assert not (to_numpy(w) == 7.0).any()
