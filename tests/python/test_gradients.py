@@ -67,7 +67,7 @@ GRADIENT_OPS = """
     floor ceil round round.decimals2 trunc relu silu gelu gelu.tanh softplus softplus.beta2
     nan_to_num nan_to_num.values clamp clamp.min clamp.max clamp.float_bounds clamp.min_gt_max clamp.tensor
     clip clip.tensor square
-    add add.alpha2 add.alpha_float sub sub.alpha2 rsub rsub.alpha2 mul div div.trunc div.floor remainder
+    add add.alpha2 add.alpha_float sub sub.alpha2 sub.alpha_float rsub rsub.alpha2 mul div div.trunc div.floor remainder
     pow pow.negative_base pow.scalar_base atan2 maximum minimum max.other min.other
     lerp addcmul addcmul.value addcmul.int_value addcdiv addcdiv.value where Tensor.where
     __add__ __sub__ __mul__ __truediv__ __mod__ __pow__ __neg__ __abs__
