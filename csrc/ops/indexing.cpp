@@ -161,9 +161,8 @@ void write_index(const Tensor& t, const Indices& indices, const Tensor& values, 
   AdvancedIndex plan = plan_advanced_index("index_put_", t, indices);
   Tensor source = values;
   if (!std::ranges::equal(source.sizes(), plan.result)) {
-    TP_CHECK(source.dim() <= static_cast<int64_t>(plan.result.size()),
-             "[index_put_] shape mismatch: value tensor of "
-             "shape ",
+    auto shape = try_broadcast_shapes(source.sizes(), plan.result);
+    TP_CHECK(shape && std::ranges::equal(*shape, plan.result), "[index_put_] shape mismatch: value tensor of shape ",
              to_string(values.sizes()), " cannot be broadcast to indexing result of shape ", to_string(plan.result));
     source = expand(source, plan.result);
   }

@@ -310,3 +310,16 @@ def test_index_put_out_of_range_raises_like_torch():
     with pytest.raises(Exception) as ours:
         tp.zeros(3).index_put_((tp.tensor([3]),), tp.tensor(1.0), accumulate=True)
     assert type(ours.value) is type(theirs.value), f"torch: {theirs.value!r}, tensorplay: {ours.value!r}"
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, x: x.index_put_((m.tensor([0, 1]),), m.ones(3, 4)),
+    lambda m, x: m.index_put(x, (m.tensor([0, 2]),), m.ones(2, 5)),
+    lambda m, x: x.__setitem__(m.tensor([0, 1]), m.ones(3, 4)),
+], ids=["index_put_", "index_put", "setitem"])
+def test_values_that_do_not_broadcast_to_the_result_raise_like_torch(call):
+    with pytest.raises(RuntimeError, match="shape mismatch: value tensor of shape"):
+        call(torch, torch.zeros(3, 4))
+    with pytest.raises(RuntimeError, match=r"\[index_put_\] shape mismatch: value tensor of shape \[.*\] cannot be "
+                                           r"broadcast to indexing result of shape \[2, 4\]"):
+        call(tp, tp.zeros(3, 4))
