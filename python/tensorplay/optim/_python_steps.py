@@ -59,3 +59,13 @@ def effective_grad(param, grad, maximize, weight_decay):
     if weight_decay != 0:
         grad = grad.add(param, alpha=weight_decay)
     return grad
+
+
+def decayed_grad(param, grad, group, lr):
+    """The gradient with weight decay applied: decoupled (AdamW's way, shrinking the parameter)
+    where the group asks for it, else added to the gradient (NAdam, RAdam)."""
+    wd = group["weight_decay"]
+    if wd != 0 and group["decoupled_weight_decay"]:
+        param.mul_(1 - lr * wd)
+        return effective_grad(param, grad, group["maximize"], 0)
+    return effective_grad(param, grad, group["maximize"], wd)

@@ -32,15 +32,11 @@ class NAdam(Optimizer):
         loss = self._closure_loss(closure)
         for group in self.param_groups:
             beta1, beta2 = group["betas"]
-            lr, eps, wd = ps.scalar_lr(group["lr"]), group["eps"], group["weight_decay"]
+            lr, eps = ps.scalar_lr(group["lr"]), group["eps"]
             psi = group["momentum_decay"]
             for param, grad, state in ps.params_and_grads(self, group, self._init_state):
                 step = ps.advance(state)
-                if wd != 0 and group["decoupled_weight_decay"]:
-                    grad = ps.effective_grad(param, grad, group["maximize"], 0)
-                    param.mul_(1 - lr * wd)
-                else:
-                    grad = ps.effective_grad(param, grad, group["maximize"], wd)
+                grad = ps.decayed_grad(param, grad, group, lr)
                 mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * psi))
                 mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * psi))
                 # mu_product is a float32 tensor: its rounding is part of the update, as in torch.

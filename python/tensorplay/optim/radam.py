@@ -28,15 +28,11 @@ class RAdam(Optimizer):
         loss = self._closure_loss(closure)
         for group in self.param_groups:
             beta1, beta2 = group["betas"]
-            lr, eps, wd = ps.scalar_lr(group["lr"]), group["eps"], group["weight_decay"]
+            lr, eps = ps.scalar_lr(group["lr"]), group["eps"]
             rho_inf = 2 / (1 - beta2) - 1
             for param, grad, state in ps.params_and_grads(self, group, self._init_state):
                 step = ps.advance(state)
-                if wd != 0 and group["decoupled_weight_decay"]:
-                    grad = ps.effective_grad(param, grad, group["maximize"], 0)
-                    param.mul_(1 - lr * wd)
-                else:
-                    grad = ps.effective_grad(param, grad, group["maximize"], wd)
+                grad = ps.decayed_grad(param, grad, group, lr)
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
                 exp_avg.lerp_(grad, 1 - beta1)
                 exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
