@@ -47,12 +47,6 @@ def params_and_grads(optimizer, group, init):
     return out
 
 
-def advance(state):
-    """Counts this update in state['step'] and returns the new count (as torch's _get_value)."""
-    state["step"].add_(1)
-    return state["step"].item()
-
-
 def effective_grad(param, grad, maximize, weight_decay):
     if maximize:
         grad = grad.neg()

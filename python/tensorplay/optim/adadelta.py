@@ -29,7 +29,7 @@ class Adadelta(Optimizer):
         for group in self.param_groups:
             lr, rho, eps = ps.scalar_lr(group["lr"]), group["rho"], group["eps"]
             for param, grad, state in ps.params_and_grads(self, group, self._init_state):
-                ps.advance(state)
+                self._advance_steps([param])
                 grad = ps.effective_grad(param, grad, group["maximize"], group["weight_decay"])
                 square_avg, acc_delta = state["square_avg"], state["acc_delta"]
                 square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)

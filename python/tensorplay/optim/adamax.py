@@ -29,7 +29,7 @@ class Adamax(Optimizer):
             beta1, beta2 = group["betas"]
             lr, eps = ps.scalar_lr(group["lr"]), group["eps"]
             for param, grad, state in ps.params_and_grads(self, group, self._init_state):
-                step = ps.advance(state)
+                step = self._advance_steps([param])[0]
                 grad = ps.effective_grad(param, grad, group["maximize"], group["weight_decay"])
                 exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
                 exp_avg.lerp_(grad, 1 - beta1)

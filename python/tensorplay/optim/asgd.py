@@ -28,7 +28,7 @@ class ASGD(Optimizer):
                 state["ax"] = _C.zeros_like(p)
 
             for param, grad, state in ps.params_and_grads(self, group, init):
-                step = ps.advance(state)
+                step = self._advance_steps([param])[0]
                 grad = ps.effective_grad(param, grad, group["maximize"], group["weight_decay"])
                 # eta and mu are float32 tensors, so their values are rounded to float32 as in torch.
                 eta = state["eta"].item()

@@ -35,7 +35,7 @@ class NAdam(Optimizer):
             lr, eps = ps.scalar_lr(group["lr"]), group["eps"]
             psi = group["momentum_decay"]
             for param, grad, state in ps.params_and_grads(self, group, self._init_state):
-                step = ps.advance(state)
+                step = self._advance_steps([param])[0]
                 grad = ps.decayed_grad(param, grad, group, lr)
                 mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * psi))
                 mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * psi))

@@ -31,7 +31,7 @@ class RAdam(Optimizer):
             lr, eps = ps.scalar_lr(group["lr"]), group["eps"]
             rho_inf = 2 / (1 - beta2) - 1
             for param, grad, state in ps.params_and_grads(self, group, self._init_state):
-                step = ps.advance(state)
+                step = self._advance_steps([param])[0]
                 grad = ps.decayed_grad(param, grad, group, lr)
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
                 exp_avg.lerp_(grad, 1 - beta1)

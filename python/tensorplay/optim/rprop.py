@@ -29,7 +29,7 @@ class Rprop(Optimizer):
                 state["step_size"] = _C.full_like(p, lr)
 
             for param, grad, state in ps.params_and_grads(self, group, init):
-                ps.advance(state)
+                self._advance_steps([param])
                 if group["maximize"]:
                     grad = grad.neg()
                 prev, step_size = state["prev"], state["step_size"]
