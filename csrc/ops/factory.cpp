@@ -3,7 +3,6 @@
 #include <cmath>
 #include <limits>
 
-#include "autograd/grad_mode.h"
 #include "dispatch/backend.h"
 #include "dispatch/kernel_toolbox.h"
 #include "ops/elementwise.h"
