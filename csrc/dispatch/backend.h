@@ -13,6 +13,7 @@
 
 #include "core/allocator.h"
 #include "core/tensor.h"
+#include "dispatch/binary_ops.h"
 #include "dispatch/unary_ops.h"
 
 namespace tp {
@@ -45,16 +46,18 @@ struct Base { double base; };
 using UnaryParams = std::variant<std::monostate, unary::Softplus, unary::Decimals, unary::Replacements,
                                  unary::Bounds, unary::Exponent, unary::Base>;
 
+#define TP_BINARY_KERNEL(op, kernel, ...) kernel,
+// The rows of dispatch/binary_ops.h, then the kernels of the binary ops with signatures of their own.
 enum class BinaryOp : uint8_t {
-  Add,  // a + alpha * b, alpha in the scalar parameter
-  Sub,  // a - alpha * b
-  Lerp, // a + alpha * (b - a), alpha the weight
-  Mul, Div, DivTrunc, DivFloor, Remainder, Pow, Atan2, Maximum, Minimum,
-  BitwiseAnd, BitwiseOr, BitwiseXor,
+  TP_BINARY_OPS(TP_BINARY_KERNEL)
+  Add,   // a + alpha * b, alpha in the scalar parameter
+  Sub,   // a - alpha * b
+  Lerp,  // a + alpha * (b - a), alpha the weight
+  Div, DivTrunc,
   ThresholdBackward,  // b <= alpha ? 0 : a: a gradient through relu or threshold, b their input
   GeluBackward, GeluTanhBackward,  // a * gelu'(b): a gradient through gelu, b its input
-  Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr, LogicalXor,  // write bool
 };
+#undef TP_BINARY_KERNEL
 
 enum class TernaryOp : uint8_t {
   Where,    // cond ? a : b; cond is bool

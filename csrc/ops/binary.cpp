@@ -33,17 +33,24 @@ using Derivative = Tensor (*)(const Tensor& g, const Tensor& a, const Tensor& b,
 // What each derivative reads, so that only what a needed gradient reads is saved for backward.
 enum Uses : uint8_t { kNothing = 0, kA = 1, kB = 2, kOutput = 4 };
 
+// PyTorch's node names (with a tensor and with a number as b) and the derivatives of a binary op.
+struct BinaryGradient {
+  const char* node = nullptr;  // null: no gradient
+  const char* scalar_node = nullptr;
+  Derivative da = nullptr, db = nullptr;
+  uint8_t da_uses = kNothing, db_uses = kNothing;
+};
+
+// How a number b meets a 16-bit tensor: PyTorch keeps it in float for most ops, and rounds it to
+// the tensor's dtype first for some.
+enum class SixteenBit : bool { Float, Dtype };
+
 struct BinarySpec {
   const char* name;
   BinaryOp op;
   DTypeRule rule;
-  const char* node = nullptr;         // PyTorch's node names, with a tensor and with a number as b;
-  const char* scalar_node = nullptr;  // null: no gradient
-  Derivative da = nullptr, db = nullptr;
-  uint8_t da_uses = kNothing, db_uses = kNothing;
-  // PyTorch rounds a number (or 0-dim tensor) operand to a 16-bit tensor's dtype for these ops,
-  // and keeps it in float for the others.
-  bool rounds_scalar = false;
+  BinaryGradient grad = {};
+  SixteenBit number = SixteenBit::Float;
 };
 
 namespace d {  // derivatives
@@ -114,55 +121,53 @@ Tensor gelu_tanh_backward_x(const Tensor& g, const Tensor& grad, const Tensor& x
 }
 }  // namespace d
 
+namespace grad {
 // clang-format off
-constexpr BinarySpec kAdd{.name = "add", .op = BinaryOp::Add, .rule = DTypeRule::Promote, .node = "AddBackward0",
-    .scalar_node = "AddBackward0", .da = d::same, .db = d::scaled, .rounds_scalar = true};
-constexpr BinarySpec kSub{.name = "sub", .op = BinaryOp::Sub, .rule = DTypeRule::NoBool, .node = "SubBackward0",
-    .scalar_node = "SubBackward0", .da = d::same, .db = d::negated, .rounds_scalar = true};
-constexpr BinarySpec kMul{.name = "mul", .op = BinaryOp::Mul, .rule = DTypeRule::Promote, .node = "MulBackward0",
-    .scalar_node = "MulBackward0", .da = d::mul_a, .db = d::mul_b, .da_uses = kB, .db_uses = kA};
-constexpr BinarySpec kDiv{.name = "div", .op = BinaryOp::Div, .rule = DTypeRule::ToFloat, .node = "DivBackward0",
-    .scalar_node = "DivBackward0", .da = d::div_a, .db = d::div_b, .da_uses = kB, .db_uses = kA | kB};
-constexpr BinarySpec kDivTrunc{.name = "div", .op = BinaryOp::DivTrunc, .rule = DTypeRule::NoBool,
-    .node = "DivBackward2", .scalar_node = "DivBackward3", .da = d::zero, .db = d::zero};
-constexpr BinarySpec kDivFloor{.name = "div", .op = BinaryOp::DivFloor, .rule = DTypeRule::NoBool,
-    .node = "DivBackward2", .scalar_node = "DivBackward3", .da = d::zero, .db = d::zero};
-constexpr BinarySpec kFloorDivide{.name = "floor_divide", .op = BinaryOp::DivFloor, .rule = DTypeRule::NoBool};
-constexpr BinarySpec kRemainder{.name = "remainder", .op = BinaryOp::Remainder, .rule = DTypeRule::NoBool,
-    .node = "RemainderBackward1", .scalar_node = "RemainderBackward0", .da = d::same, .db = d::remainder_b,
-    .db_uses = kA | kB, .rounds_scalar = true};
-constexpr BinarySpec kPow{.name = "pow", .op = BinaryOp::Pow, .rule = DTypeRule::NoBool, .node = "PowBackward1",
-    .scalar_node = "PowBackward0", .da = d::pow_a, .db = d::pow_b, .da_uses = kA | kB, .db_uses = kA | kB | kOutput};
-constexpr BinarySpec kAtan2{.name = "atan2", .op = BinaryOp::Atan2, .rule = DTypeRule::ToFloat,
-    .node = "Atan2Backward0", .scalar_node = "Atan2Backward0", .da = d::atan2_a, .db = d::atan2_b, .da_uses = kA | kB,
-    .db_uses = kA | kB};
-constexpr BinarySpec kMaximum{.name = "maximum", .op = BinaryOp::Maximum, .rule = DTypeRule::Promote,
-    .node = "MaximumBackward0", .scalar_node = "MaximumBackward0", .da = d::select_a, .db = d::select_b,
-    .da_uses = kA | kB | kOutput, .db_uses = kA | kB | kOutput};
-constexpr BinarySpec kMinimum{.name = "minimum", .op = BinaryOp::Minimum, .rule = DTypeRule::Promote,
-    .node = "MinimumBackward0", .scalar_node = "MinimumBackward0", .da = d::select_a, .db = d::select_b,
-    .da_uses = kA | kB | kOutput, .db_uses = kA | kB | kOutput};
+constexpr BinaryGradient none;
+constexpr BinaryGradient add{"AddBackward0", "AddBackward0", d::same, d::scaled};
+constexpr BinaryGradient sub{"SubBackward0", "SubBackward0", d::same, d::negated};
+constexpr BinaryGradient mul{"MulBackward0", "MulBackward0", d::mul_a, d::mul_b, kB, kA};
+constexpr BinaryGradient div{"DivBackward0", "DivBackward0", d::div_a, d::div_b, kB, kA | kB};
+constexpr BinaryGradient div_rounding{"DivBackward2", "DivBackward3", d::zero, d::zero};
+constexpr BinaryGradient remainder{"RemainderBackward1", "RemainderBackward0", d::same, d::remainder_b, kNothing,
+                                   kA | kB};
+constexpr BinaryGradient pow{"PowBackward1", "PowBackward0", d::pow_a, d::pow_b, kA | kB, kA | kB | kOutput};
+constexpr BinaryGradient atan2{"Atan2Backward0", "Atan2Backward0", d::atan2_a, d::atan2_b, kA | kB, kA | kB};
+constexpr BinaryGradient maximum{"MaximumBackward0", "MaximumBackward0", d::select_a, d::select_b,
+                                 kA | kB | kOutput, kA | kB | kOutput};
+constexpr BinaryGradient minimum{"MinimumBackward0", "MinimumBackward0", d::select_a, d::select_b,
+                                 kA | kB | kOutput, kA | kB | kOutput};
+constexpr BinaryGradient threshold_backward{"ThresholdBackwardBackward0", nullptr, d::threshold_a, d::zero, kB};
+constexpr BinaryGradient gelu_backward{"GeluBackwardBackward0", nullptr, d::gelu_backward_grad, d::gelu_backward_x,
+                                       kB, kA | kB};
+constexpr BinaryGradient gelu_tanh_backward{"GeluBackwardBackward0", nullptr, d::gelu_tanh_backward_grad,
+                                            d::gelu_tanh_backward_x, kB, kA | kB};
+// clang-format on
+}  // namespace grad
+
+#define TP_BINARY_SPEC(name_, kernel, dtypes, gradient, numbers, sixteen_bit)                       \
+  constexpr BinarySpec k##kernel{.name = #name_, .op = BinaryOp::kernel, .rule = DTypeRule::dtypes, \
+                                 .grad = gradient, .number = SixteenBit::sixteen_bit};
+TP_BINARY_OPS(TP_BINARY_SPEC)
+#undef TP_BINARY_SPEC
+// The ops with signatures of their own.
+// clang-format off
+constexpr BinarySpec kAdd{.name = "add", .op = BinaryOp::Add, .rule = DTypeRule::Promote, .grad = grad::add,
+                          .number = SixteenBit::Dtype};
+constexpr BinarySpec kSub{.name = "sub", .op = BinaryOp::Sub, .rule = DTypeRule::NoBool, .grad = grad::sub,
+                          .number = SixteenBit::Dtype};
+constexpr BinarySpec kDiv{.name = "div", .op = BinaryOp::Div, .rule = DTypeRule::ToFloat, .grad = grad::div};
+// div with a rounding_mode.
+constexpr BinarySpec kDivTruncMode{.name = "div", .op = BinaryOp::DivTrunc, .rule = DTypeRule::NoBool,
+                               .grad = grad::div_rounding};
+constexpr BinarySpec kDivFloorMode{.name = "div", .op = BinaryOp::DivFloor, .rule = DTypeRule::NoBool,
+                                   .grad = grad::div_rounding};
 constexpr BinarySpec kThresholdBackward{.name = "threshold_backward", .op = BinaryOp::ThresholdBackward,
-    .rule = DTypeRule::NoBool, .node = "ThresholdBackwardBackward0", .da = d::threshold_a, .db = d::zero,
-    .da_uses = kB};
+                                        .rule = DTypeRule::NoBool, .grad = grad::threshold_backward};
 constexpr BinarySpec kGeluBackward{.name = "gelu_backward", .op = BinaryOp::GeluBackward, .rule = DTypeRule::ToFloat,
-    .node = "GeluBackwardBackward0", .da = d::gelu_backward_grad, .db = d::gelu_backward_x, .da_uses = kB,
-    .db_uses = kA | kB};
+                                   .grad = grad::gelu_backward};
 constexpr BinarySpec kGeluTanhBackward{.name = "gelu_backward", .op = BinaryOp::GeluTanhBackward,
-    .rule = DTypeRule::ToFloat, .node = "GeluBackwardBackward0", .da = d::gelu_tanh_backward_grad,
-    .db = d::gelu_tanh_backward_x, .da_uses = kB, .db_uses = kA | kB};
-constexpr BinarySpec kBitwiseAnd{.name = "bitwise_and", .op = BinaryOp::BitwiseAnd, .rule = DTypeRule::Integral};
-constexpr BinarySpec kBitwiseOr{.name = "bitwise_or", .op = BinaryOp::BitwiseOr, .rule = DTypeRule::Integral};
-constexpr BinarySpec kBitwiseXor{.name = "bitwise_xor", .op = BinaryOp::BitwiseXor, .rule = DTypeRule::Integral};
-constexpr BinarySpec kEq{.name = "eq", .op = BinaryOp::Eq, .rule = DTypeRule::Compare, .rounds_scalar = true};
-constexpr BinarySpec kNe{.name = "ne", .op = BinaryOp::Ne, .rule = DTypeRule::Compare, .rounds_scalar = true};
-constexpr BinarySpec kLt{.name = "lt", .op = BinaryOp::Lt, .rule = DTypeRule::Compare, .rounds_scalar = true};
-constexpr BinarySpec kLe{.name = "le", .op = BinaryOp::Le, .rule = DTypeRule::Compare, .rounds_scalar = true};
-constexpr BinarySpec kGt{.name = "gt", .op = BinaryOp::Gt, .rule = DTypeRule::Compare, .rounds_scalar = true};
-constexpr BinarySpec kGe{.name = "ge", .op = BinaryOp::Ge, .rule = DTypeRule::Compare, .rounds_scalar = true};
-constexpr BinarySpec kLogicalAnd{.name = "logical_and", .op = BinaryOp::LogicalAnd, .rule = DTypeRule::Compare};
-constexpr BinarySpec kLogicalOr{.name = "logical_or", .op = BinaryOp::LogicalOr, .rule = DTypeRule::Compare};
-constexpr BinarySpec kLogicalXor{.name = "logical_xor", .op = BinaryOp::LogicalXor, .rule = DTypeRule::Compare};
+                                       .rule = DTypeRule::ToFloat, .grad = grad::gelu_tanh_backward};
 // clang-format on
 
 // The backward node of a binary op. With a number as b, b is kept as that number.
@@ -170,12 +175,12 @@ class BinaryBackward final : public autograd::Node {
  public:
   BinaryBackward(const BinarySpec& spec, const Scalar& alpha, std::optional<Scalar> number, ScalarType dtype)
       : spec_(spec), alpha_(alpha), number_(number), dtype_(dtype) {}
-  std::string name() const override { return number_ ? spec_.scalar_node : spec_.node; }
+  std::string name() const override { return number_ ? spec_.grad.scalar_node : spec_.grad.node; }
   TensorList apply(TensorList&& grads) override {
     const Tensor& g = grads[0];
     Tensor x = a.unpack(*this), y = out.unpack(*this), other = b.unpack(*this);
-    return {needs_input_grad(0) ? spec_.da(g, x, other, y, alpha_) : Tensor(),
-            needs_input_grad(1) ? spec_.db(g, x, other, y, alpha_) : Tensor()};
+    return {needs_input_grad(0) ? spec_.grad.da(g, x, other, y, alpha_) : Tensor(),
+            needs_input_grad(1) ? spec_.grad.db(g, x, other, y, alpha_) : Tensor()};
   }
   void release_saved() override {
     a.release();
@@ -196,8 +201,8 @@ class BinaryBackward final : public autograd::Node {
 
 // What the backward of a OP b reads, given which inputs need a gradient (b may be a number).
 uint8_t saved_uses(const BinarySpec& spec, const Tensor& a, const Tensor* b) {
-  return (autograd::requires_grad(a) ? spec.da_uses : uint8_t{kNothing}) |
-         (b && autograd::requires_grad(*b) ? spec.db_uses : uint8_t{kNothing});
+  return (autograd::requires_grad(a) ? spec.grad.da_uses : uint8_t{kNothing}) |
+         (b && autograd::requires_grad(*b) ? spec.grad.db_uses : uint8_t{kNothing});
 }
 
 void save_for_backward(BinaryBackward& node, const BinarySpec& spec, const Tensor& a, const Tensor* b,
@@ -255,7 +260,7 @@ void check_alpha(const char* op, ScalarType dtype, const Scalar& alpha) {
 
 // A number as PyTorch applies it to a 16-bit float tensor in ops that round it to the dtype.
 Scalar as_applied(const BinarySpec& spec, const Scalar& value, ScalarType dtype) {
-  if (!spec.rounds_scalar || !is_reduced_float(dtype) || value.is_bool()) return value;
+  if (spec.number != SixteenBit::Dtype || !is_reduced_float(dtype) || value.is_bool()) return value;
   return visit_dtype<DTypes::Floating>(spec.name, dtype, [&](auto t) {
     return Scalar(static_cast<double>(static_cast<float>(decltype(t)(static_cast<float>(value.to_double())))));
   });
@@ -304,7 +309,7 @@ Tensor binary(const BinarySpec& spec, const Tensor& a, const Tensor& b, const Sc
   const Device device = common_device(spec.name, {&a, &b});
   Shape shape = broadcast_shapes(spec.name, a.sizes(), b.sizes());  // before the dtype's support, as in PyTorch
   ScalarType dtype = compute_dtype(spec, result_type(a, b));
-  autograd::Record<BinaryBackward> record({spec.node ? &a : nullptr, spec.node ? &b : nullptr}, spec, alpha,
+  autograd::Record<BinaryBackward> record({spec.grad.node ? &a : nullptr, spec.grad.node ? &b : nullptr}, spec, alpha,
                                           std::nullopt, dtype);
   const bool like_a = std::ranges::equal(a.sizes(), shape) && a.device() == device;
   Tensor out = elementwise_output(shape, result_dtype(spec, dtype), like_a ? a : b);
@@ -316,7 +321,7 @@ Tensor binary(const BinarySpec& spec, const Tensor& a, const Tensor& b, const Sc
 
 Tensor binary(const BinarySpec& spec, const Tensor& a, const Scalar& b) {
   ScalarType dtype = compute_dtype(spec, result_type(a, b));
-  autograd::Record<BinaryBackward> record({spec.node ? &a : nullptr}, spec, Scalar(1), b, dtype);
+  autograd::Record<BinaryBackward> record({spec.grad.node ? &a : nullptr}, spec, Scalar(1), b, dtype);
   Tensor out = elementwise_output(a.sizes(), result_dtype(spec, dtype), a);
   binary_scalar_into(spec, out, a, b, dtype);
   record.finish(out);
@@ -369,7 +374,7 @@ const BinarySpec& division(std::optional<std::string_view> mode) {
   // A RuntimeError, as in PyTorch.
   TP_CHECK(*mode == "trunc" || *mode == "floor",
            "[div] expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *mode, "'");
-  return *mode == "trunc" ? kDivTrunc : kDivFloor;
+  return *mode == "trunc" ? kDivTruncMode : kDivFloorMode;
 }
 
 }  // namespace
@@ -440,22 +445,6 @@ Tensor div_(const Tensor& a, const Scalar& b, std::optional<std::string_view> mo
   return binary_(division(mode), a, b);
 }
 
-#define TP_DEFINE_BINARY(name, spec)                                               \
-  Tensor name(const Tensor& a, const Tensor& b) {                                  \
-    TP_AUTOCAST(name, a, b);                                                       \
-    return binary(spec, a, b);                                                     \
-  }                                                                                \
-  Tensor name(const Tensor& a, const Scalar& b) {                                  \
-    TP_AUTOCAST(name, a, b);                                                       \
-    return binary(spec, a, b);                                                     \
-  }                                                                                \
-  Tensor name##_(const Tensor& a, const Tensor& b) { return binary_(spec, a, b); } \
-  Tensor name##_(const Tensor& a, const Scalar& b) { return binary_(spec, a, b); }
-TP_DEFINE_BINARY(mul, kMul)
-TP_DEFINE_BINARY(floor_divide, kFloorDivide)
-TP_DEFINE_BINARY(remainder, kRemainder)
-TP_DEFINE_BINARY(atan2, kAtan2)
-TP_DEFINE_BINARY(maximum, kMaximum)
 Tensor threshold_backward(const Tensor& grad, const Tensor& self, const Scalar& threshold) {
   return binary(kThresholdBackward, grad, self, threshold);
 }
@@ -464,26 +453,34 @@ Tensor gelu_backward(const Tensor& grad, const Tensor& self, std::string_view ap
            "[gelu_backward] approximate argument must be either none or tanh, got '", approximate, "'");
   return binary(approximate == "tanh" ? kGeluTanhBackward : kGeluBackward, grad, self);
 }
-TP_DEFINE_BINARY(minimum, kMinimum)
-TP_DEFINE_BINARY(bitwise_and, kBitwiseAnd)
-TP_DEFINE_BINARY(bitwise_or, kBitwiseOr)
-TP_DEFINE_BINARY(bitwise_xor, kBitwiseXor)
-TP_DEFINE_BINARY(eq, kEq)
-TP_DEFINE_BINARY(ne, kNe)
-TP_DEFINE_BINARY(lt, kLt)
-TP_DEFINE_BINARY(le, kLe)
-TP_DEFINE_BINARY(gt, kGt)
-TP_DEFINE_BINARY(ge, kGe)
-TP_DEFINE_BINARY(logical_and, kLogicalAnd)
-TP_DEFINE_BINARY(logical_or, kLogicalOr)
-TP_DEFINE_BINARY(logical_xor, kLogicalXor)
-#undef TP_DEFINE_BINARY
 
-Tensor pow(const Tensor& a, const Tensor& b) {
-  TP_AUTOCAST(pow, a, b);
-  return binary(kPow, a, b);
-}
-Tensor pow_(const Tensor& a, const Tensor& b) { return binary_(kPow, a, b); }
+// A number other is the kernel's scalar, but for pow's exponent (ops/unary.cpp).
+#define TP_DEFINE_NUMBER_OTHER(op, kernel)                                       \
+  Tensor op(const Tensor& a, const Scalar& b) {                                  \
+    TP_AUTOCAST(op, a, b);                                                       \
+    return binary(k##kernel, a, b);                                              \
+  }                                                                              \
+  Tensor op##_(const Tensor& a, const Scalar& b) { return binary_(k##kernel, a, b); }
+#define TP_DEFINE_NUMBER_OTHER_Any TP_DEFINE_NUMBER_OTHER
+#define TP_DEFINE_NUMBER_OTHER_Either TP_DEFINE_NUMBER_OTHER
+#define TP_DEFINE_NUMBER_OTHER_Other TP_DEFINE_NUMBER_OTHER
+#define TP_DEFINE_NUMBER_OTHER_None TP_DEFINE_NUMBER_OTHER
+#define TP_DEFINE_NUMBER_OTHER_Unary(op, kernel)
+#define TP_DEFINE_BINARY(op, kernel, dtypes, gradient, numbers, ...)                \
+  Tensor op(const Tensor& a, const Tensor& b) {                                     \
+    TP_AUTOCAST(op, a, b);                                                          \
+    return binary(k##kernel, a, b);                                                 \
+  }                                                                                 \
+  Tensor op##_(const Tensor& a, const Tensor& b) { return binary_(k##kernel, a, b); } \
+  TP_DEFINE_NUMBER_OTHER_##numbers(op, kernel)
+TP_BINARY_OPS(TP_DEFINE_BINARY)
+#undef TP_DEFINE_BINARY
+#undef TP_DEFINE_NUMBER_OTHER_Any
+#undef TP_DEFINE_NUMBER_OTHER_Either
+#undef TP_DEFINE_NUMBER_OTHER_Other
+#undef TP_DEFINE_NUMBER_OTHER_None
+#undef TP_DEFINE_NUMBER_OTHER_Unary
+#undef TP_DEFINE_NUMBER_OTHER
 
 namespace {
 

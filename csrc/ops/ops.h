@@ -12,6 +12,7 @@
 #include "core/generator.h"
 #include "core/tensor.h"
 #include "core/type_promotion.h"
+#include "dispatch/binary_ops.h"
 #include "dispatch/unary_ops.h"
 
 namespace tp {
@@ -161,15 +162,12 @@ Tensor div_(const Tensor& a, const Tensor& b, std::optional<std::string_view> ro
 Tensor div_(const Tensor& a, const Scalar& b, std::optional<std::string_view> rounding_mode = {});
 Tensor pow(const Scalar& base, const Tensor& exponent);
 
-#define TP_BINARY_OPS(_) \
-  _(mul) _(floor_divide) _(remainder) _(pow) _(atan2) _(maximum) _(minimum) _(bitwise_and) _(bitwise_or) \
-  _(bitwise_xor) _(eq) _(ne) _(lt) _(le) _(gt) _(ge) _(logical_and) _(logical_or) _(logical_xor)
-#define TP_DECLARE_BINARY(name)                          \
-  Tensor name(const Tensor& a, const Tensor& b);         \
-  Tensor name(const Tensor& a, const Scalar& b);         \
-  Tensor name##_(const Tensor& a, const Tensor& b);           \
-  Tensor name##_(const Tensor& a, const Scalar& b);
-TP_BINARY_OPS(TP_DECLARE_BINARY)
+#define TP_DECLARE_BINARY(op, ...)                \
+  Tensor op(const Tensor& a, const Tensor& b);    \
+  Tensor op(const Tensor& a, const Scalar& b);    \
+  Tensor op##_(const Tensor& a, const Tensor& b); \
+  Tensor op##_(const Tensor& a, const Scalar& b);
+TP_BINARY_OPS(TP_DECLARE_BINARY)  // dispatch/binary_ops.h
 #undef TP_DECLARE_BINARY
 // The gradient through relu and threshold: 0 where self <= threshold, grad elsewhere, in one pass.
 Tensor threshold_backward(const Tensor& grad, const Tensor& self, const Scalar& threshold);

@@ -128,25 +128,6 @@ void init_elementwise(nb::module_& m) {
   def_method("div_", [](Tensor& a, const Scalar& b, std::optional<std::string_view> mode) -> Tensor { return div_(a, b, mode); },
              "other"_a, nb::kw_only(), "rounding_mode"_a.none() = nb::none());
 
-#define TP_BIND_BINARY(name)                                                                              \
-  def_op(m, #name, [](const Tensor& a, const Tensor& b) { return tp::name(a, b); }, "other"_a);          \
-  def_op(m, #name, [](const Tensor& a, const Scalar& b) { return tp::name(a, b); }, "other"_a);          \
-  def_method(#name "_", [](Tensor& a, const Tensor& b) -> Tensor { return tp::name##_(a, b); }, "other"_a); \
-  def_method(#name "_", [](Tensor& a, const Scalar& b) -> Tensor { return tp::name##_(a, b); }, "other"_a);
-  TP_BIND_BINARY(mul)
-  TP_BIND_BINARY(floor_divide)
-  TP_BIND_BINARY(remainder)
-  TP_BIND_BINARY(pow)
-  TP_BIND_BINARY(bitwise_and)
-  TP_BIND_BINARY(bitwise_or)
-  TP_BIND_BINARY(bitwise_xor)
-  TP_BIND_BINARY(eq)
-  TP_BIND_BINARY(ne)
-  TP_BIND_BINARY(lt)
-  TP_BIND_BINARY(le)
-  TP_BIND_BINARY(gt)
-  TP_BIND_BINARY(ge)
-#undef TP_BIND_BINARY
   using WithAlpha = Tensor (*)(const Tensor&, const Tensor&, const Scalar&);
   for (auto [name, f] : {std::pair<const char*, WithAlpha>{"add", &tp::add}, {"sub", &tp::sub}}) {
     m.def(name, [f](const Scalar& a, const Tensor& b, const Scalar& alpha) { return f(number_tensor(a, b), b, alpha); },
@@ -165,30 +146,42 @@ void init_elementwise(nb::module_& m) {
       return div(x, number_tensor(b, x), mode);
     }, "input"_a, "other"_a, nb::kw_only(), "rounding_mode"_a.none() = nb::none(), release_gil());
   }
-  auto binary_fn = [](Tensor (*f)(const Tensor&, const Tensor&)) { return f; };
-  def_number_input(m, "mul", binary_fn(&tp::mul), true);
   def_number_input(m, "true_divide", [](const Tensor& a, const Tensor& b) { return div(a, b); }, true);
-  def_number_input(m, "floor_divide", binary_fn(&tp::floor_divide), true);
-  def_number_input(m, "remainder", binary_fn(&tp::remainder), false);
-  def_number_input(m, "bitwise_and", binary_fn(&tp::bitwise_and), false);
-  def_number_input(m, "bitwise_or", binary_fn(&tp::bitwise_or), false);
-  def_number_input(m, "bitwise_xor", binary_fn(&tp::bitwise_xor), false);
+
+  // The rows of dispatch/binary_ops.h; `numbers` says where a number may stand for a tensor.
+#define TP_BIND_TENSORS(op, other)                                                                       \
+  def_op(m, #op, [](const Tensor& a, const Tensor& b) { return tp::op(a, b); }, other);                  \
+  def_method(#op "_", [](Tensor& a, const Tensor& b) -> Tensor { return tp::op##_(a, b); }, other);
+#define TP_BIND_NUMBER_OTHER(op, other)                                                                  \
+  def_op(m, #op, [](const Tensor& a, const Scalar& b) { return tp::op(a, b); }, other);                  \
+  def_method(#op "_", [](Tensor& a, const Scalar& b) -> Tensor { return tp::op##_(a, b); }, other);
+#define TP_BIND_NUMBER_INPUT(op, number_other) \
+  def_number_input(m, #op, [](const Tensor& a, const Tensor& b) { return tp::op(a, b); }, number_other);
+#define TP_BIND_NUMBERS_Any(op) TP_BIND_TENSORS(op, "other"_a) TP_BIND_NUMBER_OTHER(op, "other"_a) \
+  TP_BIND_NUMBER_INPUT(op, true)
+#define TP_BIND_NUMBERS_Either(op) TP_BIND_TENSORS(op, "other"_a) TP_BIND_NUMBER_OTHER(op, "other"_a) \
+  TP_BIND_NUMBER_INPUT(op, false)
+#define TP_BIND_NUMBERS_Other(op) TP_BIND_TENSORS(op, "other"_a) TP_BIND_NUMBER_OTHER(op, "other"_a)
+#define TP_BIND_NUMBERS_None(op) TP_BIND_TENSORS(op, "other"_a)
+#define TP_BIND_NUMBERS_Unary(op) TP_BIND_TENSORS(op, "exponent"_a) TP_BIND_NUMBER_OTHER(op, "exponent"_a) \
+  m.def(#op, [](const Scalar& base, const Tensor& e) { return tp::op(base, e); }, "self"_a, "exponent"_a,     \
+        release_gil());
+#define TP_BIND_BINARY(op, kernel, dtypes, gradient, numbers, ...) TP_BIND_NUMBERS_##numbers(op)
+  TP_BINARY_OPS(TP_BIND_BINARY)
+#undef TP_BIND_BINARY
+#undef TP_BIND_NUMBERS_Any
+#undef TP_BIND_NUMBERS_Either
+#undef TP_BIND_NUMBERS_Other
+#undef TP_BIND_NUMBERS_None
+#undef TP_BIND_NUMBERS_Unary
+#undef TP_BIND_NUMBER_INPUT
+#undef TP_BIND_NUMBER_OTHER
+#undef TP_BIND_TENSORS
   for (auto [alias, op] : {std::pair{"multiply", "mul"}, {"greater", "gt"}, {"greater_equal", "ge"}, {"less", "lt"},
                            {"less_equal", "le"}, {"not_equal", "ne"}}) {
     m.attr(alias) = m.attr(op);
     tensor_class().attr(alias) = tensor_class().attr(op);
   }
-  m.def("pow", [](const Scalar& base, const Tensor& e) { return pow(base, e); }, "self"_a, "exponent"_a, release_gil());
-#define TP_BIND_TENSOR_BINARY(name)                                                                     \
-  def_op(m, #name, [](const Tensor& a, const Tensor& b) { return tp::name(a, b); }, "other"_a);        \
-  def_method(#name "_", [](Tensor& a, const Tensor& b) -> Tensor { return tp::name##_(a, b); }, "other"_a);
-  TP_BIND_TENSOR_BINARY(atan2)
-  TP_BIND_TENSOR_BINARY(maximum)
-  TP_BIND_TENSOR_BINARY(minimum)
-  TP_BIND_TENSOR_BINARY(logical_and)
-  TP_BIND_TENSOR_BINARY(logical_or)
-  TP_BIND_TENSOR_BINARY(logical_xor)
-#undef TP_BIND_TENSOR_BINARY
 
   // PyTorch tries lerp's number-weight overload first, and a 0-dim weight that needs no gradient
   // is a number to it: lerp(bfloat16, bfloat16, tensor(0.5, dtype=float64)) works.

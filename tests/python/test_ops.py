@@ -337,3 +337,32 @@ def test_reductions_around_kept_dims_match_torch(dims, dtype):
         got = getattr(tensorplay, op)(tensorplay.tensor(values).to(getattr(tensorplay, dtype)), dims)
         assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1], op
         np.testing.assert_allclose(got.double().numpy(), want.double().numpy(), rtol=1e-2, equal_nan=True, err_msg=op)
+
+
+BINARY_ROWS = ["mul", "floor_divide", "remainder", "pow", "atan2", "maximum", "minimum", "bitwise_and", "bitwise_or",
+               "bitwise_xor", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"]
+
+
+def number_forms(m, op):
+    """What m.<op> does with a number in each place and with a keyword second operand: the
+    result's values, or the kind of exception."""
+    t, u = m.tensor([3, 1, 4]), m.tensor([2, 2, 5])
+    keyword = "exponent" if op == "pow" else "other"
+    forms = {"tensors": lambda: getattr(m, op)(t, u), "number_other": lambda: getattr(m, op)(t, 2),
+             "number_input": lambda: getattr(m, op)(2, u), "numbers": lambda: getattr(m, op)(2, 3),
+             "keyword": lambda: getattr(m, op)(t, **{keyword: u}),
+             "method_keyword": lambda: getattr(t, op)(**{keyword: 2}) if op not in (
+                 "atan2", "maximum", "minimum", "logical_and", "logical_or", "logical_xor") else getattr(t, op)(u)}
+    seen = {}
+    for name, form in forms.items():
+        try:
+            seen[name] = form().tolist()
+        except Exception as e:  # noqa: BLE001 - the kind of the exception is what is compared
+            seen[name] = type(e).__name__
+    return seen
+
+
+@pytest.mark.parametrize("op", BINARY_ROWS)
+def test_binary_ops_take_numbers_where_torch_does(op):
+    """The rows of dispatch/binary_ops.h bind a number operand where PyTorch takes one."""
+    assert number_forms(tensorplay, op) == number_forms(torch, op)
