@@ -1289,3 +1289,10 @@ INDEXING = [
 
 
 TABLE = UNARY + BINARY + TERNARY + OPERATORS + PROMOTION + REDUCTIONS + LINALG + NORMS + SHAPE + INDEXING
+
+# nn.functional's families keep their rows next to each other in files of their own. They build
+# rows with the helpers above, so they are imported once those exist.
+import op_table_activation, op_table_loss, op_table_normalization, op_table_pooling, op_table_vision  # noqa: E402
+
+TABLE += (op_table_activation.ROWS + op_table_loss.ROWS + op_table_normalization.ROWS + op_table_pooling.ROWS +
+          op_table_vision.ROWS)

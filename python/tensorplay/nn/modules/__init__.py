@@ -1,5 +1,5 @@
-from tensorplay.nn.modules.activation import (GELU, LeakyReLU, LogSoftmax, MultiheadAttention, PReLU, ReLU, Sigmoid,
-                                              SiLU, Softmax, Tanh)
+from tensorplay.nn.modules.activation import GELU, LeakyReLU, LogSoftmax, PReLU, ReLU, Sigmoid, SiLU, Softmax, Tanh
+from tensorplay.nn.modules.attention import MultiheadAttention
 from tensorplay.nn.modules.container import ModuleDict, ModuleList, Sequential
 from tensorplay.nn.modules.conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from tensorplay.nn.modules.dropout import Dropout

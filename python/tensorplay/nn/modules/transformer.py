@@ -1,7 +1,7 @@
 """TransformerEncoderLayer."""
 
 from tensorplay.nn import functional as F
-from tensorplay.nn.modules.activation import MultiheadAttention
+from tensorplay.nn.modules.attention import MultiheadAttention
 from tensorplay.nn.modules.dropout import Dropout
 from tensorplay.nn.modules.linear import Linear
 from tensorplay.nn.modules.module import Module
