@@ -7,6 +7,9 @@ from tensorplay.nn.modules.module import Module
 from tensorplay.nn.parameter import Parameter
 
 
+__all__ = ["GELU", "LeakyReLU", "LogSoftmax", "PReLU", "ReLU", "SiLU", "Sigmoid", "Softmax", "Tanh"]
+
+
 class _Elementwise(Module):
     def __init__(self, inplace=False):
         super().__init__()

@@ -9,6 +9,9 @@ from tensorplay.nn.modules.module import Module
 from tensorplay.nn.parameter import Parameter
 
 
+__all__ = ["MultiheadAttention"]
+
+
 class MultiheadAttention(Module):
     """Attention over num_heads heads of embed_dim // num_heads features each, with PyTorch's
     parameter layout (in_proj_weight holding the q, k and v projections) and initialisation."""

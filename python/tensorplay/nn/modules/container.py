@@ -5,6 +5,9 @@ from collections import OrderedDict
 from tensorplay.nn.modules.module import Module, _addindent
 
 
+__all__ = ["ModuleDict", "ModuleList", "Sequential"]
+
+
 def _renumber(container, modules):
     """Re-registers modules under the keys '0'..'n-1', so that the keys stay positions after a removal or insertion."""
     container._modules.clear()

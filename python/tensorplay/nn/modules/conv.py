@@ -8,6 +8,9 @@ from tensorplay.nn.modules.module import Module
 from tensorplay.nn.parameter import Parameter
 
 
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+
+
 def _ntuple(x, n):
     return (x,) * n if isinstance(x, int) else tuple(x)
 

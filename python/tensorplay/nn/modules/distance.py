@@ -4,6 +4,9 @@ from tensorplay.nn import functional as F
 from tensorplay.nn.modules.module import Module
 
 
+__all__ = ["CosineSimilarity", "PairwiseDistance"]
+
+
 class CosineSimilarity(Module):
     def __init__(self, dim=1, eps=1e-8):
         super().__init__()

@@ -4,6 +4,9 @@ from tensorplay.nn import functional as F
 from tensorplay.nn.modules.module import Module
 
 
+__all__ = ["Dropout"]
+
+
 class Dropout(Module):
     """Zeroes each element with probability p while training, scaling the rest by 1/(1-p)."""
 

@@ -8,6 +8,9 @@ from tensorplay.nn.modules.module import Module
 from tensorplay.nn.parameter import Parameter
 
 
+__all__ = ["Bilinear", "Flatten", "Identity", "Linear", "Unflatten"]
+
+
 class Identity(Module):
     def __init__(self, *args, **kwargs):
         super().__init__()

@@ -7,6 +7,9 @@ from tensorplay._C import Tensor
 from tensorplay.nn.parameter import Buffer, Parameter
 
 
+__all__ = ["Module"]
+
+
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     def __repr__(self):
         if not self.missing_keys and not self.unexpected_keys:

@@ -6,6 +6,9 @@ from tensorplay.nn.modules.module import Module
 from tensorplay.nn.parameter import Parameter
 
 
+__all__ = ["BatchNorm1d", "BatchNorm2d", "GroupNorm", "LayerNorm"]
+
+
 def _affine_parameters(module, shape, affine, bias, device, dtype):
     """Registers the affine weight (ones) and bias (zeros), each as None where switched off."""
     weight = Parameter(_C.ones(*shape, device=device, dtype=dtype)) if affine else None

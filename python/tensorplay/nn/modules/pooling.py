@@ -4,6 +4,9 @@ from tensorplay.nn import functional as F
 from tensorplay.nn.modules.module import Module
 
 
+__all__ = ["AdaptiveAvgPool2d", "AvgPool2d", "MaxPool2d"]
+
+
 class MaxPool2d(Module):
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
         super().__init__()

@@ -7,6 +7,9 @@ from tensorplay.nn.modules.module import Module
 from tensorplay.nn.parameter import Parameter
 
 
+__all__ = ["Embedding"]
+
+
 class Embedding(Module):
     """A table of num_embeddings vectors; the padding row (if any) starts at zero and never learns."""
 

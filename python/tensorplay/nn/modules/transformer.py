@@ -8,6 +8,9 @@ from tensorplay.nn.modules.module import Module
 from tensorplay.nn.modules.normalization import LayerNorm
 
 
+__all__ = ["TransformerEncoderLayer"]
+
+
 class TransformerEncoderLayer(Module):
     """Self-attention then a feed-forward block, each with a residual connection and LayerNorm
     (after each block, or before with norm_first=True), as in PyTorch."""

@@ -1,0 +1,3 @@
+"""Fold and Unfold."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""The lazy modules, whose parameters take their shapes from the first input."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Upsampling layers."""
+
+__all__ = []
