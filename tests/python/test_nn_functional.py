@@ -449,3 +449,28 @@ def test_layer_norm_of_rows_far_from_zero_is_accurate():
     want = (x64 - x64.mean(1, keepdims=True)) / np.sqrt(x64.var(1, keepdims=True) + 1e-5)
     got = tensorplay.nn.functional.layer_norm(tp_tensor(x), (37,)).numpy()
     np.testing.assert_allclose(got, want, atol=4e-5)
+
+
+@pytest.mark.parametrize("call", [(1, 2), (1, 2, True), (1, 2, False), (1,), ()], ids=str)
+@pytest.mark.parametrize("flag_by_keyword", [False, True])
+def test_boolean_dispatch_picks_as_torch_does(call, flag_by_keyword):
+    """The TorchScript-era helpers nn.functional exports behave as torch's."""
+    picks = []
+    for m in (torch, tensorplay):
+        f = m.nn.functional.boolean_dispatch("flag", 2, False, lambda *a, **k: "true", lambda *a, **k: "false",
+                                             "mod", "fn")
+        kwargs = {"flag": call[-1]} if flag_by_keyword and len(call) == 3 else {}
+        args = call[:2] if kwargs else call
+        picks.append((f(*args, **kwargs), f.__name__, f.__module__))
+    assert picks[0] == picks[1]
+
+
+def test_assert_int_or_pair_and_dtype_alias_match_torch():
+    for m in (torch, tensorplay):
+        F = m.nn.functional
+        F.assert_int_or_pair(3, "kernel_size", "{} must be an int or a pair")
+        F.assert_int_or_pair((3, 2), "kernel_size", "{} must be an int or a pair")
+        with pytest.raises(AssertionError, match="kernel_size must be an int or a pair"):
+            F.assert_int_or_pair([3, 2, 1], "kernel_size", "{} must be an int or a pair")
+        assert F.DType is int
+    assert tensorplay.nn.functional.Tensor is tensorplay.Tensor

@@ -10,6 +10,7 @@ from tensorplay.nn._functional.linear import *  # noqa: F401,F403
 from tensorplay.nn._functional.loss import *  # noqa: F401,F403
 from tensorplay.nn._functional.normalization import *  # noqa: F401,F403
 from tensorplay.nn._functional.pooling import *  # noqa: F401,F403
+from tensorplay.nn._functional.scripting import *  # noqa: F401,F403
 from tensorplay.nn._functional.sparse import *  # noqa: F401,F403
 from tensorplay.nn._functional.vision import *  # noqa: F401,F403
 from tensorplay.nn._functional._utils import _pair, _reduction, _single  # noqa: F401  (used by the modules)
