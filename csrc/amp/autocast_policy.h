@@ -153,6 +153,9 @@ enum class Policy : uint8_t {
   _(amin,                             InputDtype,         InputDtype)              \
   _(max,                              InputDtype,         InputDtype)              \
   _(min,                              InputDtype,         InputDtype)              \
+  _(sort,                             InputDtype,         InputDtype)              \
+  _(topk,                             InputDtype,         InputDtype)              \
+  _(kthvalue,                         InputDtype,         InputDtype)              \
   _(outer,                            InputDtype,         InputDtype)              \
   _(max_pool2d,                       InputDtype,         InputDtype)              \
   _(avg_pool2d,                       InputDtype,         InputDtype)              \

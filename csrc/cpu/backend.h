@@ -1,6 +1,6 @@
 #pragma once
 // The CPU implementation of the kernel interface (dispatch/backend.h). Its methods are defined
-// by family: copy.cpp, unary.cpp, binary.cpp, reduce.cpp, gemm.cpp, indexing.cpp, conv.cpp,
+// by family: copy.cpp, unary.cpp, binary.cpp, reduce.cpp, sort.cpp, gemm.cpp, indexing.cpp, conv.cpp,
 // norm.cpp, pool.cpp, optim.cpp, amp.cpp, random.cpp.
 
 #include "dispatch/backend.h"
@@ -26,6 +26,7 @@ class CpuBackend final : public Backend {
   void arg_reduce(ArgReduceOp op, const Tensor& values, const Tensor& indices, const Tensor& in,
                   int64_t dim) override;
   void scan(ScanOp op, const Tensor& out, const Tensor& in, int64_t dim) override;
+  void sort(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim, bool descending) override;
   void softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log) override;
   void layer_norm(const Tensor& out, const Tensor& in, const Tensor& weight, const Tensor& bias, double eps) override;
   void sgd_momentum_step(const Tensor& param, const Tensor& grad, const Tensor& buf, double lr, double momentum,

@@ -216,6 +216,13 @@ Tensor cumprod(const Tensor& t, int64_t dim, OptionalDType dtype = {});
 Tensor softmax(const Tensor& t, int64_t dim, OptionalDType dtype = {});
 Tensor log_softmax(const Tensor& t, int64_t dim, OptionalDType dtype = {});
 
+// ---- sort.cpp: values and int64 indices along a dim; NaN sorts above every number ----
+std::pair<Tensor, Tensor> sort(const Tensor& t, int64_t dim = -1, bool descending = false, bool stable = false);
+Tensor argsort(const Tensor& t, int64_t dim = -1, bool descending = false, bool stable = false);
+Tensor msort(const Tensor& t);  // sort along dim 0, values only
+std::pair<Tensor, Tensor> topk(const Tensor& t, int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true);
+std::pair<Tensor, Tensor> kthvalue(const Tensor& t, int64_t k, int64_t dim = -1, bool keepdim = false);
+
 // ---- linalg.cpp, einsum.cpp ----
 Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor mm(const Tensor& a, const Tensor& b);

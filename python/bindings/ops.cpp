@@ -25,11 +25,25 @@ void def_method(const char* name, F&& f, const Extra&... extra) {
 
 nb::object& g_return_type_max = persistent();  // torch.return_types.max's stand-in
 nb::object& g_return_type_min = persistent();
+nb::object& g_return_type_sort = persistent();
+nb::object& g_return_type_topk = persistent();
+nb::object& g_return_type_kthvalue = persistent();
 
 TensorTuple as_tuple(TensorList list) { return {std::move(list)}; }
 
 nb::object values_indices(const nb::object& type, std::pair<Tensor, Tensor> r) {
   return type(wrap(r.first), wrap(r.second));
+}
+
+// The (values, indices) of op(), run without the GIL, as a namedtuple of `type` (built with it).
+template <class Op>
+nb::object values_indices_of(const nb::object& type, Op&& op) {
+  std::pair<Tensor, Tensor> r;
+  {
+    nb::gil_scoped_release released;
+    r = op();
+  }
+  return values_indices(type, std::move(r));
 }
 
 // nonzero(t, as_tuple=True) and where(t): one index tensor per dim (a 0-dim t counts as 1-D).
@@ -294,12 +308,8 @@ void init_reductions(nb::module_& m) {
     m.def(name, [is_max](const Tensor& t) { return is_max ? max(t) : min(t); }, "input"_a, release_gil());
     tensor_class().def(name, [is_max](const Tensor& t) { return is_max ? max(t) : min(t); }, release_gil());
     auto by_dim = [is_max](const Tensor& t, int64_t dim, bool keepdim) {
-      std::pair<Tensor, Tensor> r;
-      {
-        nb::gil_scoped_release released;
-        r = is_max ? max(t, dim, keepdim) : min(t, dim, keepdim);
-      }
-      return values_indices(is_max ? g_return_type_max : g_return_type_min, r);
+      return values_indices_of(is_max ? g_return_type_max : g_return_type_min,
+                               [&] { return is_max ? max(t, dim, keepdim) : min(t, dim, keepdim); });
     };
     m.def(name, by_dim, "input"_a, "dim"_a, "keepdim"_a = false);
     tensor_class().def(name, by_dim, "dim"_a, "keepdim"_a = false);
@@ -307,6 +317,28 @@ void init_reductions(nb::module_& m) {
     m.def(name, elementwise, "input"_a, "other"_a, release_gil());
     tensor_class().def(name, elementwise, "other"_a, release_gil());
   }
+  // sort(input, dim=-1, descending=False, *, stable=False) and the selections built on it, which
+  // return (values, indices) namedtuples (built holding the GIL, after the op ran without it).
+  g_return_type_sort = namedtuple("sort", "values indices");
+  g_return_type_topk = namedtuple("topk", "values indices");
+  g_return_type_kthvalue = namedtuple("kthvalue", "values indices");
+  auto def_pair = [&m](const char* name, auto f, const auto&... args) {
+    m.def(name, f, "input"_a, args...);
+    tensor_class().def(name, f, args...);
+  };
+  def_pair("sort", [](const Tensor& t, int64_t dim, bool descending, bool stable) {
+    return values_indices_of(g_return_type_sort, [&] { return tp::sort(t, dim, descending, stable); });
+  }, "dim"_a = -1, "descending"_a = false, nb::kw_only(), "stable"_a = false);
+  def_pair("topk", [](const Tensor& t, int64_t k, int64_t dim, bool largest, bool sorted) {
+    return values_indices_of(g_return_type_topk, [&] { return tp::topk(t, k, dim, largest, sorted); });
+  }, "k"_a, "dim"_a = -1, "largest"_a = true, "sorted"_a = true);
+  def_pair("kthvalue", [](const Tensor& t, int64_t k, int64_t dim, bool keepdim) {
+    return values_indices_of(g_return_type_kthvalue, [&] { return tp::kthvalue(t, k, dim, keepdim); });
+  }, "k"_a, "dim"_a = -1, "keepdim"_a = false);
+  def_op(m, "argsort", [](const Tensor& t, int64_t dim, bool descending, bool stable) {
+    return argsort(t, dim, descending, stable);
+  }, "dim"_a = -1, "descending"_a = false, nb::kw_only(), "stable"_a = false);
+  def_op(m, "msort", [](const Tensor& t) { return msort(t); });
   def_op(m, "argmax", [](const Tensor& t, std::optional<int64_t> dim, bool keepdim) { return argmax(t, dim, keepdim); },
          "dim"_a.none() = nb::none(), "keepdim"_a = false);
   def_op(m, "argmin", [](const Tensor& t, std::optional<int64_t> dim, bool keepdim) { return argmin(t, dim, keepdim); },

@@ -1288,7 +1288,74 @@ INDEXING = [
 ]
 
 
-TABLE = UNARY + BINARY + TERNARY + OPERATORS + PROMOTION + REDUCTIONS + LINALG + NORMS + SHAPE + INDEXING
+# ---------------------------------------------------------------------------------------------
+# Sorting and selection. Equal elements may come out in any order unless stable=True asks for
+# theirs, so the plain samples hold distinct values; the ties are sorted stably.
+
+def distinct(mk, shape):
+    """Values that differ pairwise (as far as the dtype can hold them: bool has two)."""
+    if mk.dtype == "bool":
+        return mk(shape)
+    n = int(np.prod(shape))
+    values = mk.rng.permutation(n) - (0 if mk.dtype == "uint8" else n // 2)
+    return values.reshape(shape).astype(NUMPY_DTYPES[mk.dtype])
+
+
+def sort_samples(mk):
+    samples = [
+        S("dim_last", distinct(mk, (4, 6))),
+        S("dim0_descending", distinct(mk, (4, 6)), 0, True),
+        S("ties_stable", mk((5, 7)), stable=True),
+        S("ties_stable_descending_dim0", mk((5, 7)), dim=0, descending=True, stable=True),
+    ]
+    if mk.is_float:
+        samples.append(S("special_stable", mk.special(), stable=True))  # NaN above inf; -0.0 ties 0.0
+        samples.append(S("special_stable_descending", mk.special(), descending=True, stable=True))
+    if mk.layouts:
+        samples += [S("0dim", mk(())), S("empty", mk((0, 3)), dim=0), S("empty_dim1", mk((0, 3)), dim=1),
+                    S("transposed", View(distinct(mk, (6, 4)), lambda t: t.transpose(0, 1))),
+                    S("3d_dim1", distinct(mk, (2, 5, 3)), dim=1)]
+    return samples
+
+
+def topk_samples(mk):
+    samples = [
+        S("k2", distinct(mk, (4, 6)), 2),
+        S("k3_dim0_smallest", distinct(mk, (4, 6)), 3, 0, False),
+        S("k_all", distinct(mk, (4, 6)), 6),
+        S("k0", distinct(mk, (4, 6)), 0),
+        S("k_too_large", distinct(mk, (4, 6)), 7),
+    ]
+    if mk.is_float:
+        samples.append(S("nan_largest", np.array([1.0, math.nan, -2.0, 3.0]).astype(NUMPY_DTYPES[mk.dtype]), 2))
+    if mk.layouts:
+        samples += [S("0dim", mk(()), 1), S("transposed", View(distinct(mk, (6, 4)), lambda t: t.transpose(0, 1)), 2),
+                    S("3d_dim1", distinct(mk, (2, 5, 3)), 2, dim=1)]
+    return samples
+
+
+def kthvalue_samples(mk):
+    samples = [
+        S("k2", distinct(mk, (4, 6)), 2),
+        S("k1_dim0_keepdim", distinct(mk, (4, 6)), 1, 0, True),
+        S("k_last", distinct(mk, (4, 6)), 6),
+        S("k0", distinct(mk, (4, 6)), 0),
+    ]
+    if mk.layouts:
+        samples += [S("0dim", mk(()), 1), S("empty_dim1", mk((2, 0)), 1, dim=1),
+                    S("3d_dim1", distinct(mk, (2, 5, 3)), 3, dim=1)]
+    return samples
+
+
+SORTING = [
+    Op("sort", sort_samples),
+    Op("argsort", sort_samples),
+    Op("msort", lambda mk: [S("2d", distinct(mk, (5, 3))), S("1d", distinct(mk, (6,)))], method=True),
+    Op("topk", topk_samples),
+    Op("kthvalue", kthvalue_samples),
+]
+
+TABLE = UNARY + BINARY + TERNARY + OPERATORS + PROMOTION + REDUCTIONS + SORTING + LINALG + NORMS + SHAPE + INDEXING
 
 # nn.functional's families keep their rows next to each other in files of their own. They build
 # rows with the helpers above, so they are imported once those exist.

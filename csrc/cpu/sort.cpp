@@ -1,0 +1,59 @@
+// Sorting along one dim: each line is read out with its indices, sorted (or, when only its first
+// k elements are wanted, partially sorted) and written back.
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+#include <vector>
+
+#include "cpu/backend.h"
+#include "cpu/convert.h"
+#include "cpu/loop.h"
+#include "dispatch/kernel_toolbox.h"
+
+namespace tp::cpu {
+
+namespace {
+
+// a before b in ascending order, where NaN is above every number (and not above NaN).
+template <class M>
+bool ascending(M a, M b) {
+  if constexpr (std::is_floating_point_v<M>) return std::isnan(b) ? !std::isnan(a) : a < b;
+  return a < b;
+}
+
+}  // namespace
+
+void CpuBackend::sort(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim, bool descending) {
+  visit_dtype("sort", in.dtype(), [&](auto t) {
+    using T = decltype(t);
+    using M = opmath_t<T>;
+    Tensor src = kernel::contiguous(in);
+    const int64_t n = in.dim() ? in.size(dim) : 1;
+    const int64_t k = values.dim() ? values.size(dim) : 1;
+    const int64_t inner = in.dim() ? numel(in.sizes().subspan(dim + 1)) : 1;
+    const int64_t lines = n > 0 ? in.numel() / n : 0;
+    const T* x = static_cast<const T*>(src.data_ptr());
+    T* v = static_cast<T*>(values.data_ptr());
+    int64_t* idx = static_cast<int64_t*>(indices.data_ptr());
+    using Entry = std::pair<M, int64_t>;
+    auto before = [descending](const Entry& a, const Entry& b) {
+      return descending ? ascending(b.first, a.first) : ascending(a.first, b.first);
+    };
+    parallel_for(0, lines, std::max<int64_t>(1, kGrain / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+      std::vector<Entry> line(n);
+      for (int64_t l = b; l < e; ++l) {
+        const int64_t from = (l / inner) * n * inner + l % inner, to = (l / inner) * k * inner + l % inner;
+        for (int64_t i = 0; i < n; ++i) line[i] = {static_cast<M>(x[from + i * inner]), i};
+        if (k < n) std::partial_sort(line.begin(), line.begin() + k, line.end(), before);
+        else std::stable_sort(line.begin(), line.end(), before);
+        for (int64_t i = 0; i < k; ++i) {
+          v[to + i * inner] = x[from + line[i].second * inner];  // the element itself: -0.0 stays -0.0
+          idx[to + i * inner] = line[i].second;
+        }
+      }
+    });
+  });
+}
+
+}  // namespace tp::cpu
