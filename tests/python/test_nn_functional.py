@@ -474,3 +474,38 @@ def test_assert_int_or_pair_and_dtype_alias_match_torch():
             F.assert_int_or_pair([3, 2, 1], "kernel_size", "{} must be an int or a pair")
         assert F.DType is int
     assert tensorplay.nn.functional.Tensor is tensorplay.Tensor
+
+
+class Overriding:
+    """An object that takes over any function called with it, as torch's protocol allows."""
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return ("overridden", func.__name__, [t.__name__ for t in types], len(args))
+
+
+class OverridingSubclass(Overriding):
+    pass
+
+
+class Declining:
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return NotImplemented
+
+
+def public_function(*args):
+    return "plain"
+
+
+def test_torch_function_helpers_behave_as_torchs():
+    results = []
+    for m in (torch, tensorplay):
+        F = m.nn.functional
+        a, sub = Overriding(), OverridingSubclass()
+        seen = [F.has_torch_function((m.ones(1), 2)), F.has_torch_function((a,)), F.has_torch_function_unary(sub),
+                F.has_torch_function_variadic(1, m.ones(1)), F.handle_torch_function(public_function, (a, sub), a, sub)]
+        with pytest.raises(TypeError, match="no implementation found for .*public_function"):
+            F.handle_torch_function(public_function, (Declining(),), Declining())
+        results.append(seen)
+    assert results[0] == results[1]

@@ -1,9 +1,13 @@
-"""Names that nn.functional exports for code written for TorchScript: the Tensor type, DType (an
-int there), and the helpers that chose between two functions by a flag."""
+"""Names that nn.functional exports for code written for TorchScript and for the __torch_function__
+protocol: the Tensor type, DType (an int there), the helpers that chose between two functions by a
+flag, and the protocol's helpers (tensorplay.overrides)."""
 
 from tensorplay import Tensor
+from tensorplay.overrides import (handle_torch_function, has_torch_function, has_torch_function_unary,
+                                  has_torch_function_variadic)
 
-__all__ = ["DType", "Tensor", "assert_int_or_pair", "boolean_dispatch"]
+__all__ = ["DType", "Tensor", "assert_int_or_pair", "boolean_dispatch", "handle_torch_function", "has_torch_function",
+           "has_torch_function_unary", "has_torch_function_variadic"]
 
 DType = int
 
