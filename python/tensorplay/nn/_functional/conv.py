@@ -1,16 +1,18 @@
 """Convolutions."""
 
+import tensorplay
+from tensorplay import _C
 from tensorplay._C import _nn
-from tensorplay.nn._functional._utils import _pair, _single
+from tensorplay.nn._functional._utils import _pair, _single, _triple
 from tensorplay.nn._functional.vision import pad
 
-__all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "conv_tbc"]
 
 
 def _same_padding(input, weight, stride, dilation, spatial):
     """'same' padding per spatial dim; when the total is odd the extra goes after, as in PyTorch."""
     if any(s != 1 for s in stride):
-        raise ValueError("padding='same' is not supported for strided convolutions")
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
     total = [d * (k - 1) for d, k in zip(dilation, weight.shape[-spatial:])]
     left = [t // 2 for t in total]
     extra = []
@@ -19,9 +21,8 @@ def _same_padding(input, weight, stride, dilation, spatial):
     return left, (extra if any(extra) else None)
 
 
-def _conv(op, spatial, input, weight, bias, stride, padding, dilation, groups):
-    expand = _single if spatial == 1 else _pair
-    stride, dilation = expand(stride), expand(dilation)
+def _resolve_padding(input, weight, stride, dilation, padding, spatial):
+    """(input, padding): a padding string becomes numbers; 'same' with an odd total pads input's far side."""
     if isinstance(padding, str):
         if padding == "valid":
             padding = (0,) * spatial
@@ -30,7 +31,14 @@ def _conv(op, spatial, input, weight, bias, stride, padding, dilation, groups):
             if extra is not None:
                 input = pad(input, extra)
         else:
-            raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+    return input, padding
+
+
+def _conv(op, spatial, input, weight, bias, stride, padding, dilation, groups):
+    expand = _single if spatial == 1 else _pair
+    stride, dilation = expand(stride), expand(dilation)
+    input, padding = _resolve_padding(input, weight, stride, dilation, padding, spatial)
     return op(input, weight, bias, list(stride), list(expand(padding)), list(dilation), groups)
 
 
@@ -50,3 +58,143 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     return _nn.conv_transpose2d(input, weight, bias, list(_pair(stride)), list(_pair(padding)),
                                 list(_pair(output_padding)), groups, list(_pair(dilation)))
+
+
+def _lower_precision_under_autocast(*tensors):
+    """The op is on autocast's lower-precision list: inside an autocast region its floating inputs are cast
+    to the region's dtype (the 2-D kernels it is made of would cast only part of the computation)."""
+    def cast(t):
+        if isinstance(t, tensorplay.Tensor) and t.is_floating_point():
+            device = t.device.type
+            if tensorplay.is_autocast_available(device) and tensorplay.is_autocast_enabled(device):
+                return t.to(tensorplay.get_autocast_dtype(device))
+        return t
+    return [cast(t) for t in tensors]
+
+
+# The 3-D convolutions have no kernel of their own: they run the 2-D kernels on the (height, width)
+# planes, with the depth taps of the kernel stacked into the channels, so autograd differentiates
+# them through conv2d / conv_transpose2d and the reshapes around them.
+
+def _check_3d(name, input, weight, groups, transposed):
+    """Whether input is batched; raises PyTorch's errors for a wrong rank or channel count."""
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to {name}, but got input of size: "
+                           f"{list(input.shape)}")
+    if weight.dim() != 5:
+        raise RuntimeError(f"{name}: expected weight to be 5-dimensional, got weight of size {list(weight.shape)}")
+    channels = input.shape[-4]
+    in_channels = weight.shape[0] if transposed else weight.shape[1] * groups
+    if channels != in_channels:
+        batched = list(input.shape) if input.dim() == 5 else [1] + list(input.shape)
+        given = "transposed=1" if transposed else f"groups={groups}"
+        raise RuntimeError(f"Given {given}, weight of size {list(weight.shape)}, expected input{batched} to have "
+                           f"{in_channels} channels, but got {channels} channels instead")
+    return input.dim() == 5
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    batched = _check_3d("conv3d", input, weight, groups, False)
+    input, weight, bias = _lower_precision_under_autocast(input, weight, bias)
+    if not batched:
+        input = input.unsqueeze(0)
+    stride, dilation = _triple(stride), _triple(dilation)
+    input, padding = _resolve_padding(input, weight, stride, dilation, padding, 3)
+    padding = _triple(padding)
+    if padding[0]:
+        input = pad(input, [0, 0, 0, 0, padding[0], padding[0]])
+    n, c, depth, height, width = input.shape
+    out_channels, taps = weight.shape[0], weight.shape[2]
+    out_depth = (depth - dilation[0] * (taps - 1) - 1) // stride[0] + 1
+    if out_depth <= 0:
+        raise RuntimeError(f"Calculated padded input size per channel: ({depth} x {height} x {width}). Kernel size: "
+                           f"({' x '.join(map(str, weight.shape[2:]))}). Kernel size can't be greater than actual "
+                           "input size")
+    span = (out_depth - 1) * stride[0] + 1
+    # planes[n, d_out, g, tap, c] = input[n, g*C/g + c, d_out*stride + tap*dilation]: each output depth is
+    # one 2-D convolution over its taps' planes, whose channels are (group, tap, channel) in that order.
+    planes = _C.stack([input.narrow(2, k * dilation[0], span)[:, :, ::stride[0]] for k in range(taps)], 1)
+    planes = planes.reshape(n, taps, groups, c // groups, out_depth, height, width)
+    planes = planes.permute(0, 4, 2, 1, 3, 5, 6).reshape(n * out_depth, groups * taps * (c // groups), height, width)
+    kernel = weight.transpose(1, 2).reshape(out_channels, taps * weight.shape[1], *weight.shape[3:])
+    out = conv2d(planes, kernel, None, stride[1:], padding[1:], dilation[1:], groups)
+    out = out.reshape(n, out_depth, out_channels, *out.shape[2:]).transpose(1, 2)
+    if bias is not None:
+        out = out + bias.view(-1, 1, 1, 1)
+    out = out.contiguous()
+    return out if batched else out.squeeze(0)
+
+
+def _scatter_depth(planes, start, step, length):
+    """planes (N, D, ...) placed along dim 1 at start, start+step, ..., in zeros of that dim's `length`."""
+    n, depth = planes.shape[:2]
+    if step > 1:
+        gaps = planes.new_zeros((n, depth, step - 1) + tuple(planes.shape[2:]))
+        planes = _C.cat([planes.unsqueeze(2), gaps], 2).flatten(1, 2).narrow(1, 0, (depth - 1) * step + 1)
+    after = length - start - planes.shape[1]
+    parts = [planes.new_zeros((n, start) + tuple(planes.shape[2:])), planes,
+             planes.new_zeros((n, after) + tuple(planes.shape[2:]))]
+    return _C.cat([p for p in parts if p.shape[1]], 1)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    batched = _check_3d("conv_transpose3d", input, weight, groups, True)
+    input, weight, bias = _lower_precision_under_autocast(input, weight, bias)
+    if not batched:
+        input = input.unsqueeze(0)
+    stride, padding, dilation = _triple(stride), _triple(padding), _triple(dilation)
+    output_padding = _triple(output_padding)
+    for d in range(3):
+        if output_padding[d] >= stride[d] and output_padding[d] >= dilation[d]:
+            raise RuntimeError("output padding must be smaller than either stride or dilation, but got "
+                               f"output_padding_depth: {output_padding[0]} output_padding_height: "
+                               f"{output_padding[1]} output_padding_width: {output_padding[2]} stride_depth: "
+                               f"{stride[0]} stride_height: {stride[1]} stride_width: {stride[2]} dilation_depth: "
+                               f"{dilation[0]} dilation_height: {dilation[1]} dilation_width: {dilation[2]}")
+    # Reduced floats are summed over the taps in float32 and rounded once, as PyTorch's kernels accumulate.
+    dtype = input.dtype
+    if dtype in (_C.float16, _C.bfloat16):
+        input, weight = input.float(), weight.float()
+        bias = None if bias is None else bias.float()
+    n, in_channels, depth = input.shape[:3]
+    taps, per_group = weight.shape[2], weight.shape[1]
+    out_channels = per_group * groups
+    # One 2-D transposed convolution per input depth plane, with the depth taps stacked into the output
+    # channels as (group, tap, channel); each tap's planes then land at depth d*stride + tap*dilation.
+    kernel = weight.transpose(1, 2).reshape(in_channels, taps * per_group, *weight.shape[3:])
+    planes = input.transpose(1, 2).reshape(n * depth, in_channels, *input.shape[3:])
+    out = conv_transpose2d(planes, kernel, None, stride[1:], padding[1:], output_padding[1:], groups, dilation[1:])
+    out = out.reshape(n, depth, groups, taps, per_group, *out.shape[2:])
+    full = (depth - 1) * stride[0] + dilation[0] * (taps - 1) + 1 + output_padding[0]
+    total = None
+    for k in range(taps):
+        tap = out[:, :, :, k].reshape(n, depth, out_channels, *out.shape[5:])
+        placed = _scatter_depth(tap, k * dilation[0], stride[0], full)
+        total = placed if total is None else total + placed
+    out_depth = full - 2 * padding[0]
+    if out_depth <= 0:
+        raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, input.shape[2:]))}). Calculated "
+                           f"output size per channel: ({out_depth} x {' x '.join(map(str, total.shape[3:]))}). "
+                           "Output size is too small")
+    out = total.narrow(1, padding[0], out_depth).transpose(1, 2)
+    if bias is not None:
+        out = out + bias.view(-1, 1, 1, 1)
+    out = out.to(dtype).contiguous()
+    return out if batched else out.squeeze(0)
+
+
+def conv_tbc(input, weight, bias, pad=0):
+    """A 1-D convolution over (time, batch, channels) input with a (width, in, out) weight."""
+    if input.dim() != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if weight.dim() != 3:
+        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, out_channels.")
+    if bias.dim() != 1:
+        raise RuntimeError("Bias must be 1-D")
+    if input.shape[2] != weight.shape[1]:
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if bias.shape[0] != weight.shape[2]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    input, weight, bias = _lower_precision_under_autocast(input, weight, bias)
+    out = conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, 1, pad)
+    return out.permute(2, 0, 1).contiguous()
