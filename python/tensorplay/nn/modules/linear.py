@@ -96,3 +96,8 @@ class Unflatten(Module):
 
     def extra_repr(self):
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """MultiheadAttention.out_proj's class in torch: a Linear that torch's dynamic quantization leaves
+    alone. Nothing is quantized here; the class exists so that reprs and isinstance checks match torch's."""
