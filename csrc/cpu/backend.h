@@ -27,6 +27,8 @@ class CpuBackend final : public Backend {
                   int64_t dim) override;
   void scan(ScanOp op, const Tensor& out, const Tensor& in, int64_t dim) override;
   void sort(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim, bool descending) override;
+  void topk(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim, bool largest,
+            bool sorted) override;
   void softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log) override;
   void layer_norm(const Tensor& out, const Tensor& in, const Tensor& weight, const Tensor& bias, double eps) override;
   void sgd_momentum_step(const Tensor& param, const Tensor& grad, const Tensor& buf, double lr, double momentum,

@@ -106,11 +106,13 @@ class Backend {
   virtual void arg_reduce(ArgReduceOp op, const Tensor& values, const Tensor& indices, const Tensor& in,
                           int64_t dim) = 0;
   virtual void scan(ScanOp op, const Tensor& out, const Tensor& in, int64_t dim) = 0;
-  // The first values.size(dim) elements of each line of `in` along dim in sorted order, and their
-  // int64 indices there (values and indices contiguous): ascending, or descending; NaN sorts above
-  // every number. Equal elements keep their order when the whole line is kept (a stable sort);
-  // when only the first k are, their order is unspecified.
+  // Each line of `in` along dim sorted into values and their int64 indices (both contiguous):
+  // ascending or descending, NaN above every number, equal elements in their order (stable).
   virtual void sort(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim, bool descending) = 0;
+  // The values.size(dim) largest (or smallest) elements of each line, chosen and ordered as
+  // PyTorch's CPU topk does (so that equal elements come out as there): in order when sorted.
+  virtual void topk(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim, bool largest,
+                    bool sorted) = 0;
   virtual void softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log) = 0;
   // Each row of a contiguous [rows, cols] input normalised to mean 0 and variance 1 (biased),
   // then scaled by weight and shifted by bias (each [cols] in the compute dtype, or undefined).

@@ -26,6 +26,7 @@ class MetaBackend final : public Backend {
   void arg_reduce(ArgReduceOp, const Tensor&, const Tensor&, const Tensor&, int64_t) override {}
   void scan(ScanOp, const Tensor&, const Tensor&, int64_t) override {}
   void sort(const Tensor&, const Tensor&, const Tensor&, int64_t, bool) override {}
+  void topk(const Tensor&, const Tensor&, const Tensor&, int64_t, bool, bool) override {}
   void softmax(const Tensor&, const Tensor&, int64_t, bool) override {}
   void layer_norm(const Tensor&, const Tensor&, const Tensor&, const Tensor&, double) override {}
   void sgd_momentum_step(const Tensor&, const Tensor&, const Tensor&, double, double, double, double, bool,

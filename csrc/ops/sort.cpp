@@ -37,20 +37,32 @@ std::pair<int64_t, int64_t> line_dim(const char* op, const Tensor& t, int64_t di
   return {d, t.dim() ? t.size(d) : 1};
 }
 
-// The first k elements of each line along dim d in the order asked, and their indices.
-std::pair<Tensor, Tensor> sorted_prefix(const Tensor& t, int64_t d, int64_t k, bool descending) {
+// Empty values and indices shaped like t with k elements along dim d.
+std::pair<Tensor, Tensor> outputs(const Tensor& t, int64_t d, int64_t k) {
   Shape shape(t.sizes().begin(), t.sizes().end());
   if (!shape.empty()) shape[d] = k;
-  Tensor values = empty(shape, t.dtype(), t.device());
-  Tensor indices = empty(shape, ScalarType::Int64, t.device());
+  return {empty(shape, t.dtype(), t.device()), empty(shape, ScalarType::Int64, t.device())};
+}
+
+// Each line along dim d sorted: values and indices.
+std::pair<Tensor, Tensor> sorted_lines(const Tensor& t, int64_t d, bool descending) {
+  auto [values, indices] = outputs(t, d, t.dim() ? t.size(d) : 1);
   if (values.numel() > 0) backend(t.device()).sort(values, indices, t, d, descending);
   return {values, indices};
 }
 
-// sorted_prefix recorded for autograd as `node`.
-std::pair<Tensor, Tensor> recorded_prefix(const char* node, const Tensor& t, int64_t d, int64_t k, bool descending) {
+// The k largest (or smallest) of each line along dim d, as PyTorch's topk picks and orders them.
+std::pair<Tensor, Tensor> selected(const Tensor& t, int64_t d, int64_t k, bool largest, bool sorted) {
+  auto [values, indices] = outputs(t, d, k);
+  if (values.numel() > 0) backend(t.device()).topk(values, indices, t, d, largest, sorted);
+  return {values, indices};
+}
+
+// values and indices from `compute`, recorded for autograd as `node` (dim d of t kept in both).
+template <class Compute>
+std::pair<Tensor, Tensor> recorded(const char* node, const Tensor& t, int64_t d, Compute compute) {
   autograd::Record<SortedValuesBackward> record({&t}, node, Shape(t.sizes().begin(), t.sizes().end()), d, true);
-  auto [values, indices] = sorted_prefix(t, d, k, descending);
+  auto [values, indices] = compute();
   if (record) record->indices = indices;
   record.finish(values);
   return {values, indices};
@@ -61,39 +73,37 @@ std::pair<Tensor, Tensor> recorded_prefix(const char* node, const Tensor& t, int
 std::pair<Tensor, Tensor> sort(const Tensor& t, int64_t dim, bool descending, bool /*stable*/) {
   TP_AUTOCAST(sort, t, dim, descending);
   // The kernel sorts whole lines stably, which is one of the orders an unstable sort may give.
-  auto [d, n] = line_dim("sort", t, dim);
-  return recorded_prefix("SortBackward0", t, d, n, descending);
+  const int64_t d = line_dim("sort", t, dim).first;
+  return recorded("SortBackward0", t, d, [&] { return sorted_lines(t, d, descending); });
 }
 
 Tensor argsort(const Tensor& t, int64_t dim, bool descending, bool /*stable*/) {
-  auto [d, n] = line_dim("argsort", t, dim);
-  return sorted_prefix(t, d, n, descending).second;
+  return sorted_lines(t, line_dim("argsort", t, dim).first, descending).second;
 }
 
 Tensor msort(const Tensor& t) { return sort(t, 0).first; }
 
-std::pair<Tensor, Tensor> topk(const Tensor& t, int64_t k, int64_t dim, bool largest, bool /*sorted*/) {
-  TP_AUTOCAST(topk, t, k, dim, largest);
+std::pair<Tensor, Tensor> topk(const Tensor& t, int64_t k, int64_t dim, bool largest, bool sorted) {
+  TP_AUTOCAST(topk, t, k, dim, largest, sorted);
   TP_CHECK(t.dtype() != ScalarType::Bool, "[topk] topk does not support bool dtypes on CPU");
   auto [d, n] = line_dim("topk", t, dim);
   TP_CHECK(k >= 0 && k <= n, "[topk] selected index k out of range: k = ", k, " for a dim of size ", n);
-  // The k elements come out in order whether or not sorted=True asks for it: that is one of the
-  // orders an unsorted result may have.
-  return recorded_prefix("TopkBackward0", t, d, k, largest);
+  return recorded("TopkBackward0", t, d, [&] { return selected(t, d, k, largest, sorted); });
 }
 
 std::pair<Tensor, Tensor> kthvalue(const Tensor& t, int64_t k, int64_t dim, bool keepdim) {
   TP_AUTOCAST(kthvalue, t, k, dim, keepdim);
-  if (t.dtype() == ScalarType::Bool) fail_unsupported_dtype("kthvalue", t.dtype());
   auto [d, n] = line_dim("kthvalue", t, dim);
   TP_CHECK_INDEX(n > 0, "[kthvalue] Expected reduction dim ", d, " to have non-zero size.");
   TP_CHECK(k >= 1 && k <= n, "[kthvalue] selected number k out of range for dimension ", d, ": k = ", k,
            ", size ", n);
+  if (t.dtype() == ScalarType::Bool) fail_unsupported_dtype("kthvalue", t.dtype());
   autograd::Record<SortedValuesBackward> record({&t}, "KthvalueBackward0", Shape(t.sizes().begin(), t.sizes().end()),
                                                 d, keepdim || t.dim() == 0);
-  // The k smallest, of which the last is the k-th. The results are written through views with dim
-  // d kept, so that they are no views themselves (an in-place op on one must keep its history).
-  auto [values, indices] = sorted_prefix(t, d, k, false);
+  // The k-th of the line sorted stably: of equal elements, the k-th in order of position. The
+  // results are written through views with dim d kept, so that they are no views themselves (an
+  // in-place op on one must keep its history).
+  auto [values, indices] = sorted_lines(t, d, false);
   if (t.dim()) {
     Shape kept(t.sizes().begin(), t.sizes().end());
     kept[d] = 1;
