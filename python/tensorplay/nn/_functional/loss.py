@@ -1,6 +1,8 @@
 """Losses."""
 
+import functools
 import math
+import re
 
 import tensorplay
 from tensorplay._C import _nn
@@ -23,6 +25,68 @@ def _check_reduction(reduction):
     return reduction
 
 
+def _names(message, name):
+    return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", message) is not None
+
+
+def _named(name):
+    """Errors raised inside the loss (by the ops it is built on) name the loss, as PyTorch's do."""
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except (RuntimeError, ValueError, TypeError, IndexError) as e:
+                message = str(e)
+                if _names(message, name):
+                    raise
+                message = re.sub(r"^\[[\w.]+\] ", "", message)
+                try:
+                    renamed = type(e)(f"[{name}] {message}")
+                except Exception:
+                    raise e from None
+                raise renamed.with_traceback(e.__traceback__) from None
+        return wrapper
+    return decorate
+
+
+def _tensor_arg(op, name, position, value, optional=False):
+    if optional and value is None:
+        return
+    if not isinstance(value, tensorplay.Tensor):
+        kind = "Tensor" + ("?" if optional else "")
+        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be {kind}, not {type(value).__name__}")
+
+
+def _float_arg(op, name, position, value):
+    """A double argument as PyTorch's binding reads it: a number, or a tensor of one element."""
+    if isinstance(value, tensorplay.Tensor) and value.dim() == 0 and not value.is_complex():
+        return value.item()
+    if isinstance(value, (bool, int, float)):
+        return float(value)
+    raise TypeError(f"{op}(): argument '{name}' (position {position}) must be float, not {type(value).__name__}")
+
+
+def _scalar_arg(op, name, position, value):
+    """A Scalar argument as PyTorch's binding reads it: a number, or a tensor of one element."""
+    if isinstance(value, tensorplay.Tensor) and value.numel() == 1:
+        return value.item()
+    if isinstance(value, (bool, int, float, complex)):
+        return value
+    raise TypeError(f"{op}(): argument '{name}' (position {position}) must be Number, not {type(value).__name__}")
+
+
+def _filled_like(t, value):
+    """ATen's empty_like(t).fill_(value): value in t's dtype."""
+    return tensorplay.empty_like(t).fill_(value)
+
+
+def _bool_arg(op, name, position, value):
+    if not isinstance(value, bool):
+        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be bool, not {type(value).__name__}")
+    return value
+
+
 def _reduce(loss, reduction):
     """The elementwise loss reduced as reduction says (already checked by _check_reduction)."""
     if reduction == "mean":
@@ -32,9 +96,25 @@ def _reduce(loss, reduction):
     return loss
 
 
-def _check_weight_size(weight, input):
-    if tuple(weight.shape) != tuple(input.shape):
-        raise ValueError("Weights and input must have the same size.")
+_ATEN_NAMES = {
+    tensorplay.bool: "Bool", tensorplay.uint8: "Byte", tensorplay.int8: "Char", tensorplay.int16: "Short",
+    tensorplay.int32: "Int", tensorplay.int64: "Long", tensorplay.float16: "Half", tensorplay.bfloat16: "BFloat16",
+    tensorplay.float32: "Float", tensorplay.float64: "Double",
+}
+
+
+def _aten_name(dtype):
+    return _ATEN_NAMES.get(dtype, str(dtype).split(".")[-1])
+
+
+def _check_float_binary_kernel(kernel, input, target):
+    """A kernel of PyTorch's that computes in the promoted dtype of floats only and writes input's dtype."""
+    common = tensorplay.result_type(input, target)
+    if not common.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_aten_name(common)}\'')
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"result type {_aten_name(common)} can't be cast to the desired output type "
+                           f"{_aten_name(input.dtype)}")
 
 
 def _weighted(loss, weight, reduction, mean_over_weight):
@@ -63,7 +143,6 @@ def _check_not_differentiable(op, argument, t):
 
 
 _REDUCED_FLOATS = (tensorplay.bfloat16, tensorplay.float16)
-_DTYPE_NAMES = {tensorplay.bfloat16: "BFloat16", tensorplay.float16: "Half"}
 
 
 def _float32_under_autocast(*tensors):
@@ -79,9 +158,9 @@ def _float32_under_autocast(*tensors):
 
 
 def _check_float_kernel(kernel, t):
-    """PyTorch's CPU kernel of some losses has no 16-bit float version."""
-    if t.dtype in _REDUCED_FLOATS:
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{_DTYPE_NAMES[t.dtype]}\'')
+    """PyTorch's CPU kernel of some losses is for 32- and 64-bit floats only."""
+    if t.dtype in _REDUCED_FLOATS or not t.dtype.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_aten_name(t.dtype)}\'')
 
 
 def _log_sigmoid(x):
@@ -89,34 +168,61 @@ def _log_sigmoid(x):
     return tensorplay.minimum(x, tensorplay.zeros_like(x)) - tensorplay.log1p(tensorplay.exp(-x.abs()))
 
 
+@_named("mse_loss")
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     reduction = _reduction(size_average, reduce, reduction)
     if weight is not None:
-        _check_weight_size(weight, input)
-        input, target = tensorplay.broadcast_tensors(input, target)
+        input, target = _weight_checks("mse_loss", input, target, weight)
         return _weighted((input - target).pow(2), weight, reduction, mean_over_weight=True)
     return _nn.mse_loss(input, target, reduction)
 
 
+@_named("l1_loss")
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     reduction = _reduction(size_average, reduce, reduction)
     if weight is not None:
-        _check_weight_size(weight, input)
-        input, target = tensorplay.broadcast_tensors(input, target)
+        input, target = _weight_checks("l1_loss", input, target, weight)
         return _weighted((input - target).abs(), weight, reduction, mean_over_weight=True)
     return _nn.l1_loss(input, target, reduction)
+
+
+def _weight_checks(op, input, target, weight):
+    """PyTorch's order: the pair broadcast, then the weight's size."""
+    _tensor_arg(op, "input", 1, input)
+    _tensor_arg(op, "target", 2, target)
+    shape = tuple(input.shape)
+    input, target = tensorplay.broadcast_tensors(input, target)
+    _tensor_arg(op, "weight", 6, weight, optional=True)
+    if tuple(weight.shape) != shape:
+        raise ValueError(f"[{op}] Weights and input must have the same size.")
+    return input, target
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     return _nn.smooth_l1_loss(input, target, _reduction(size_average, reduce, reduction), beta)
 
 
+@_named("huber_loss")
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     if weight is not None:
-        _check_weight_size(weight, input)
-        input, target = tensorplay.broadcast_tensors(input, target)
-        return _weighted(_nn.huber_loss(input, target, "none", delta), weight, reduction, mean_over_weight=False)
+        input, target = _weight_checks("huber_loss", input, target, weight)
+        _check_float_binary_kernel("huber_cpu", input, target)
+        return _weighted(_huber(input, target, "none", delta), weight, reduction, mean_over_weight=False)
+    if isinstance(input, tensorplay.Tensor) and isinstance(target, tensorplay.Tensor):
+        tensorplay.broadcast_shapes(tuple(input.shape), tuple(target.shape))  # PyTorch broadcasts first
+        _check_float_binary_kernel("huber_cpu", input, target)
+        return _huber(input, target, reduction, delta)
     return _nn.huber_loss(input, target, reduction, delta)
+
+
+def _huber(input, target, reduction, delta):
+    """ATen's huber kernel computes in the promoted dtype and writes input's."""
+    loss = _nn.huber_loss(input, target, reduction, delta)
+    device = input.device.type
+    if loss.dtype == input.dtype or (tensorplay.is_autocast_available(device)
+                                     and tensorplay.is_autocast_enabled(device)):
+        return loss  # under autocast it is computed in float32, as PyTorch does
+    return loss.to(input.dtype)
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
@@ -125,6 +231,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
                   label_smoothing=0.0):
+    if (isinstance(input, tensorplay.Tensor) and isinstance(target, tensorplay.Tensor)
+            and tuple(input.shape) == tuple(target.shape) and not target.dtype.is_floating_point):
+        raise RuntimeError(f"[cross_entropy] Expected floating point type for target with class probabilities, "
+                           f"got {_aten_name(target.dtype)}")
     return _nn.cross_entropy(input, target, weight, _reduction(size_average, reduce, reduction), ignore_index,
                              label_smoothing)
 
@@ -143,6 +253,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     return _nn.kl_div(input, target, _reduction(size_average, reduce, reduction), log_target)
 
 
+@_named("linear_cross_entropy")
 def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None, reduction="mean",
                          ignore_index=None, label_smoothing=0.0, options=None):
     """cross_entropy(linear(input, linear_weight, linear_bias), target). PyTorch's options choose a
@@ -177,34 +288,64 @@ def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weig
 # ---------------------------------------------------------------------------------------------
 # Margin and embedding losses, written as PyTorch's ATen kernels compute them.
 
+@_named("margin_ranking_loss")
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     reduction = _check_reduction(_reduction(size_average, reduce, reduction))
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError(
             f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
             f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+    for position, (name, t) in enumerate((("input1", input1), ("input2", input2), ("target", target)), 1):
+        _tensor_arg("margin_ranking_loss", name, position, t)
+    margin = _float_arg("margin_ranking_loss", "margin", 4, margin)
     input1, input2, target = _float32_under_autocast(input1, input2, target)
     return _reduce((-target * (input1 - input2) + margin).clamp(min=0), reduction)
 
 
+@_named("hinge_embedding_loss")
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     reduction = _check_reduction(_reduction(size_average, reduce, reduction))
+    _tensor_arg("hinge_embedding_loss", "input", 1, input)
+    _tensor_arg("hinge_embedding_loss", "target", 2, target)
+    margin = _float_arg("hinge_embedding_loss", "margin", 3, margin)
     input, target = _float32_under_autocast(input, target)
     zeros = tensorplay.zeros_like(input)
-    margin_term = tensorplay.where(target != 1, (margin - input).clamp(min=0), zeros)
+    # ATen's margin - input: the margin filled into input's dtype, then input subtracted.
+    margin_term = tensorplay.where(target != 1, _filled_like(input, margin).sub(input).clamp(min=0), zeros)
     self_term = tensorplay.where(target != -1, input, zeros)
     return _reduce(margin_term + self_term, reduction)
 
 
+@_named("soft_margin_loss")
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = _check_reduction(_reduction(size_average, reduce, reduction))
+    _tensor_arg("soft_margin_loss", "input", 1, input)
+    _tensor_arg("soft_margin_loss", "target", 2, target)
     _check_not_differentiable("soft_margin_loss", "target", target)
     input, target = _float32_under_autocast(input, target)
-    return _reduce(tensorplay.log1p(tensorplay.exp(-input * target)), reduction)
+    # ATen writes -input into a tensor of input's dtype and shape, then multiplies target into it in place.
+    negated = -input
+    shape = tuple(tensorplay.broadcast_shapes(tuple(input.shape), tuple(target.shape)))
+    if shape != tuple(input.shape):
+        raise RuntimeError(f"output with shape {_sizes(input)} doesn't match the broadcast shape {_sizes(shape)}")
+    if not input.dtype.is_floating_point:
+        common = tensorplay.result_type(input, target)
+        produced = common if common.is_floating_point else tensorplay.float32  # mul_, else exp_
+        raise RuntimeError(f"result type {_aten_name(produced)} can't be cast to the desired output type "
+                           f"{_aten_name(input.dtype)}")
+    product = negated * target
+    if product.dtype != input.dtype:
+        product = product.to(input.dtype)
+    return _reduce(tensorplay.log1p(tensorplay.exp(product)), reduction)
 
 
+@_named("multilabel_soft_margin_loss")
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     reduction = _reduction(size_average, reduce, reduction)
+    if not isinstance(input, tensorplay.Tensor):
+        raise TypeError(f"log_sigmoid(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"log_sigmoid_cpu" not implemented for \'{_aten_name(input.dtype)}\'')
     loss = -(target * _log_sigmoid(input) + (1 - target) * _log_sigmoid(-input))
     if weight is not None:
         loss = loss * weight
@@ -215,8 +356,13 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     return _reduce(loss, reduction)
 
 
+@_named("cosine_embedding_loss")
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     reduction = _check_reduction(_reduction(size_average, reduce, reduction))
+    _tensor_arg("cosine_embedding_loss", "input1", 1, input1)
+    _tensor_arg("cosine_embedding_loss", "input2", 2, input2)
+    _tensor_arg("cosine_embedding_loss", "target", 3, target)
+    margin = _float_arg("cosine_embedding_loss", "margin", 4, margin)
     target_dim = target.dim()
     if target_dim not in (0, 1):
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
@@ -239,9 +385,10 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
 
 def _sizes(t):
     """A shape as ATen prints it: [2, 3]."""
-    return "[" + ", ".join(str(s) for s in t.shape) + "]"
+    return "[" + ", ".join(str(s) for s in (t.shape if isinstance(t, tensorplay.Tensor) else t)) + "]"
 
 
+@_named("multi_margin_loss")
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                       reduction="mean"):
     reduction = _check_reduction(_reduction(size_average, reduce, reduction))
@@ -249,6 +396,10 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1:
         raise ValueError("weight must be one-dimensional")
+    _tensor_arg("multi_margin_loss", "input", 1, input)
+    _tensor_arg("multi_margin_loss", "target", 2, target)
+    margin = _scalar_arg("multi_margin_loss", "margin", 4, margin)
+    _tensor_arg("multi_margin_loss", "weight", 5, weight, optional=True)
     ndim = input.dim()
     if not ((ndim == 2 and input.size(1) != 0) or (ndim == 1 and input.size(0) != 0) or ndim == 0):
         raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
@@ -278,8 +429,11 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     return _reduce(loss, reduction)
 
 
+@_named("multilabel_margin_loss")
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = _check_reduction(_reduction(size_average, reduce, reduction))
+    _tensor_arg("multilabel_margin_loss", "input", 1, input)
+    _tensor_arg("multilabel_margin_loss", "target", 2, target)
     ndim = input.dim()
     if not ((ndim == 2 and input.size(1) != 0) or (ndim == 1 and input.size(0) != 0) or ndim == 0):
         raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
@@ -308,11 +462,18 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     return _reduce(loss, reduction)
 
 
+@_named("triplet_margin_loss")
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
     reduction = _check_reduction(_reduction(size_average, reduce, reduction))
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
+    for position, (name, t) in enumerate((("anchor", anchor), ("positive", positive), ("negative", negative)), 1):
+        _tensor_arg("triplet_margin_loss", name, position, t)
+    margin = _float_arg("triplet_margin_loss", "margin", 4, margin)
+    p = _float_arg("triplet_margin_loss", "p", 5, p)
+    eps = _float_arg("triplet_margin_loss", "eps", 6, eps)
+    swap = _bool_arg("triplet_margin_loss", "swap", 7, swap)
     _check_triplet_dims(anchor, positive, negative)
     anchor, positive, negative = _float32_under_autocast(anchor, positive, negative)
     dist_pos = pairwise_distance(anchor, positive, p, eps)
@@ -322,6 +483,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     return _reduce((margin + dist_pos - dist_neg).clamp(min=0), reduction)
 
 
+@_named("triplet_margin_with_distance_loss")
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
                                       reduction="mean"):
     _check_reduction(reduction)
@@ -346,11 +508,17 @@ def _check_triplet_dims(anchor, positive, negative):
 # ---------------------------------------------------------------------------------------------
 # Likelihoods.
 
+@_named("poisson_nll_loss")
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
     reduction = _reduction(size_average, reduce, reduction)
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not a valid value for reduction")
+    _tensor_arg("poisson_nll_loss", "input", 1, input)
+    _tensor_arg("poisson_nll_loss", "target", 2, target)
+    log_input = _bool_arg("poisson_nll_loss", "log_input", 3, log_input)
+    full = _bool_arg("poisson_nll_loss", "full", 4, full)
+    eps = _float_arg("poisson_nll_loss", "eps", 5, eps)
     input, target = _float32_under_autocast(input, target)
     if log_input:
         loss = tensorplay.exp(input) - target * input
@@ -359,10 +527,18 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     if full:
         # Stirling's approximation of log(target!), which PyTorch adds for targets above 1 only.
         stirling = target * tensorplay.log(target) - target + 0.5 * tensorplay.log(2 * math.pi * target)
-        loss = loss + stirling.masked_fill(target <= 1, 0)
+        # ATen adds it in place: the sum is cast to the loss's dtype.
+        total = loss + stirling.masked_fill(target <= 1, 0)
+        if total.dtype != loss.dtype:
+            if total.dtype.is_floating_point and not loss.dtype.is_floating_point:
+                raise RuntimeError(f"result type {_aten_name(total.dtype)} can't be cast to the desired output "
+                                   f"type {_aten_name(loss.dtype)}")
+            total = total.to(loss.dtype)
+        loss = total
     return _reduce(loss, reduction)
 
 
+@_named("gaussian_nll_loss")
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
     if isinstance(var, float):
         if var < 0:
