@@ -5,11 +5,24 @@ random and have no rows; test_nn_norm_dropout_conv3d.py checks them."""
 from op_table import FLOAT_DTYPES, Op, S
 
 
-def nn_functional(name, samples, dtypes=FLOAT_DTYPES, **kw):
+def nn_functional(name, samples, dtypes=FLOAT_DTYPES, contiguous_for_torch=False, **kw):
     """A row for torch.nn.functional.<name>, called by that path in both libraries (torch's module-level
-    function of the same name, where there is one, takes other arguments)."""
-    return Op(name, samples, dtypes=dtypes, method=False,
-              fn=lambda m, *args, **kwargs: getattr(m.nn.functional, name)(*args, **kwargs), **kw)
+    function of the same name, where there is one, takes other arguments).
+
+    contiguous_for_torch: torch's implementation views its input where it would need a reshape, so it
+    raises "view size is not compatible" for some strided layouts (an accident of the implementation,
+    not a contract); torch is then given a contiguous copy of the input (same values), tensorplay the
+    strided input itself."""
+    def fn(m, *args, **kwargs):
+        return getattr(m.nn.functional, name)(*args, **kwargs)
+
+    def torch_fn(m, *args, **kwargs):
+        if args and isinstance(args[0], m.Tensor):
+            args = (args[0].contiguous(),) + args[1:]
+        return fn(m, *args, **kwargs)
+
+    return Op(name, samples, dtypes=dtypes, method=False, fn=fn,
+              torch_fn=torch_fn if contiguous_for_torch else None, **kw)
 
 
 # The convolutions sum tens of products: torch's 16-bit kernels and the 2-D kernels tensorplay composes
@@ -45,7 +58,7 @@ ROWS = [
         S("2d", mk((3, 4)), 2),
     # torch's 16-bit local_response_norm raises for 4-D and wider input (its CPU avg_pool3d has no
     # float16/bfloat16 kernel); tensorplay computes it. test_nn_norm_dropout_conv3d checks 3-D bfloat16.
-    ], dtypes=("float32", "float64")),
+    ], dtypes=("float32", "float64"), contiguous_for_torch=True),  # torch views 4-D and wider input
     nn_functional("rms_norm", lambda mk: [
         S("last_dim", mk((3, 4)), (4,)),
         S("two_dims_weight", mk((2, 3, 4)), (3, 4), mk((3, 4))),
@@ -79,5 +92,5 @@ ROWS = [
         S("basic", mk((5, 2, 3)), mk((3, 3, 4)), mk((4,))),
         S("pad", mk((5, 2, 3)), mk((2, 3, 4)), mk((4,)), 1),
         S("wrong_channels", mk((5, 2, 3)), mk((3, 2, 4)), mk((4,))),
-    ], domain=(-1, 1), tol=CONV_TOLERANCES),
+    ], domain=(-1, 1), tol=CONV_TOLERANCES, contiguous_for_torch=True),  # torch views (time, batch) as one dim
 ]

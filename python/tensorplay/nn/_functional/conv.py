@@ -1,5 +1,9 @@
 """Convolutions."""
 
+import functools
+import numbers
+import re
+
 import tensorplay
 from tensorplay import _C
 from tensorplay._C import _nn
@@ -7,6 +11,76 @@ from tensorplay.nn._functional._utils import _pair, _single, _triple
 from tensorplay.nn._functional.vision import pad
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "conv_tbc"]
+
+
+def _names(message, name):
+    return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", message) is not None
+
+
+def _named(name):
+    """Errors raised inside the op (by the ops it is built on) name it, as PyTorch's do."""
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except (RuntimeError, ValueError, TypeError, IndexError, NotImplementedError) as e:
+                message = str(e)
+                if _names(message, name):
+                    raise
+                message = re.sub(r"^\[[\w.]+\] ", "", message)
+                try:
+                    renamed = type(e)(f"[{name}] {message}")
+                except Exception:
+                    raise e from None
+                raise renamed.with_traceback(e.__traceback__) from None
+        return wrapper
+    return decorate
+
+
+def _tensor_arg(op, name, position, value, optional=False):
+    if optional and value is None:
+        return
+    if not isinstance(value, tensorplay.Tensor):
+        kind = "Tensor" + ("?" if optional else "")
+        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be {kind}, not {type(value).__name__}")
+
+
+_ATEN_NAMES = {
+    _C.bool: "Bool", _C.uint8: "Byte", _C.int8: "Char", _C.int16: "Short", _C.int32: "Int", _C.int64: "Long",
+    _C.float16: "Half", _C.bfloat16: "BFloat16", _C.float32: "Float", _C.float64: "Double",
+}
+_CPP_NAMES = {
+    _C.bool: "bool", _C.uint8: "unsigned char", _C.int8: "signed char", _C.int16: "short int", _C.int32: "int",
+    _C.int64: "long int", _C.float16: "c10::Half", _C.bfloat16: "c10::BFloat16", _C.float32: "float",
+    _C.float64: "double",
+}
+
+
+def _aten_name(dtype):
+    return _ATEN_NAMES.get(dtype, str(dtype))
+
+
+def _compute_dtype(dtype):
+    """The dtype the 2-D kernels (floating only) compute an op of `dtype` in: integers go through float64."""
+    return dtype if dtype in (_C.float16, _C.bfloat16, _C.float32, _C.float64) else _C.float64
+
+
+def _to_compute(t, dtype):
+    return None if t is None else t.to(dtype)
+
+
+def _from_compute(out, dtype):
+    """The result of a float computation in `dtype`; integers wrap as PyTorch's integer kernels do."""
+    if out.dtype == dtype:
+        return out
+    if dtype in (_C.float16, _C.bfloat16, _C.float32, _C.float64):
+        return out.to(dtype)
+    return out.round().to(_C.int64).to(dtype)
+
+
+def _mismatch(expected, found):
+    return RuntimeError(f"expected scalar type {_aten_name(expected)} but found {_aten_name(found)}")
 
 
 def _same_padding(input, weight, stride, dilation, spatial):
@@ -76,13 +150,16 @@ def _lower_precision_under_autocast(*tensors):
 # planes, with the depth taps of the kernel stacked into the channels, so autograd differentiates
 # them through conv2d / conv_transpose2d and the reshapes around them.
 
-def _check_3d(name, input, weight, groups, transposed):
+def _check_3d(name, input, weight, bias, groups, transposed):
     """Whether input is batched; raises PyTorch's errors for a wrong rank or channel count."""
     if input.dim() not in (4, 5):
         raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to {name}, but got input of size: "
                            f"{list(input.shape)}")
     if weight.dim() != 5:
         raise RuntimeError(f"{name}: expected weight to be 5-dimensional, got weight of size {list(weight.shape)}")
+    if weight.shape[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
+                           f"got weight of size [{list(weight.shape)}] instead")
     channels = input.shape[-4]
     in_channels = weight.shape[0] if transposed else weight.shape[1] * groups
     if channels != in_channels:
@@ -90,12 +167,92 @@ def _check_3d(name, input, weight, groups, transposed):
         given = "transposed=1" if transposed else f"groups={groups}"
         raise RuntimeError(f"Given {given}, weight of size {list(weight.shape)}, expected input{batched} to have "
                            f"{in_channels} channels, but got {channels} channels instead")
+    if bias is not None:
+        out_channels = weight.shape[1] * groups if transposed else weight.shape[0]
+        if bias.dim() != 1 or bias.shape[0] != out_channels:
+            given = "transposed=1, " if transposed else ""
+            raise RuntimeError(f"Given {given}weight of size {list(weight.shape)}, expected bias to be 1-dimensional "
+                               f"with {out_channels} elements, but got bias of size {list(bias.shape)} instead")
     return input.dim() == 5
 
 
+def _param3(op, name, value):
+    """An int-or-list convolution parameter as 3 ints, checked as PyTorch's binding and _convolution do."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return (int(value),) * 3
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{op}(): argument '{name}' must be tuple of ints, not {type(value).__name__}")
+    items = []
+    for i, item in enumerate(value):
+        if isinstance(item, tensorplay.Tensor) and item.dim() == 0 and not item.is_floating_point():
+            item = item.item()
+        if isinstance(item, bool) or not isinstance(item, numbers.Integral):
+            raise TypeError(f"{op}(): argument '{name}' must be tuple of ints, but found element of type "
+                            f"{type(item).__name__} at pos {i}")
+        items.append(int(item))
+    if len(items) == 1:
+        items *= 3
+    if len(items) != 3:
+        raise RuntimeError(f"[{op}] expected {name} to be a single integer value or a list of 3 values to match the "
+                           f"convolution dimensions, but got {name}={items}")
+    return tuple(items)
+
+
+def _check_params(op, stride, padding, dilation, groups, output_padding=None):
+    """The 3-D parameters as tuples (padding may stay a string), with PyTorch's checks of their values."""
+    stride, dilation = _param3(op, "stride", stride), _param3(op, "dilation", dilation)
+    if isinstance(padding, str) and output_padding is not None:
+        raise TypeError(f"{op}(): argument 'padding' must be tuple of ints, not str")
+    if not isinstance(padding, str):
+        padding = _param3(op, "padding", padding)
+        if any(p < 0 for p in padding):
+            raise RuntimeError(f"[{op}] negative padding is not supported")
+    if output_padding is not None:
+        output_padding = _param3(op, "output_padding", output_padding)
+        if any(p < 0 for p in output_padding):
+            raise RuntimeError(f"[{op}] negative output_padding is not supported")
+    if isinstance(groups, bool) or not isinstance(groups, numbers.Integral):
+        raise TypeError(f"{op}(): argument 'groups' must be int, not {type(groups).__name__}")
+    if any(st <= 0 for st in stride):
+        raise RuntimeError(f"[{op}] non-positive stride is not supported")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError(f"[{op}] dilation should be greater than zero, but got {list(dilation)}")
+    if groups <= 0:
+        raise RuntimeError(f"[{op}] non-positive groups is not supported")
+    return stride, padding, dilation, output_padding
+
+
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    batched = _check_3d("conv3d", input, weight, groups, False)
+    _tensor_arg("conv3d", "input", 1, input)
+    _tensor_arg("conv3d", "weight", 2, weight)
+    _tensor_arg("conv3d", "bias", 3, bias, optional=True)
+    return _conv3d_checked(input, weight, bias, stride, padding, dilation, groups)
+
+
+@_named("conv3d")
+def _conv3d_checked(input, weight, bias, stride, padding, dilation, groups):
+    stride, padding, dilation, _ = _check_params("conv3d", stride, padding, dilation, groups)
+    batched = _check_3d("conv3d", input, weight, bias, groups, False)
     input, weight, bias = _lower_precision_under_autocast(input, weight, bias)
+    # The shapes are checked by computing (in a common dtype); the dtypes then as PyTorch's kernel does.
+    compute = _compute_dtype(input.dtype)
+    out = _conv3d(input.to(compute), weight.to(compute), _to_compute(bias, compute), stride, padding, dilation,
+                  groups, batched)
+    if bias is not None and bias.dtype != input.dtype:
+        raise RuntimeError(f"Input type ({_CPP_NAMES.get(input.dtype, input.dtype)}) and bias type "
+                           f"({_CPP_NAMES.get(bias.dtype, bias.dtype)}) should be the same")
+    if any(d > 1 for d in dilation):
+        # A dilated convolution runs PyTorch's slow_conv_dilated kernel: int64 and the floating dtypes.
+        if input.dtype not in (_C.int64, _C.float16, _C.bfloat16, _C.float32, _C.float64):
+            raise NotImplementedError(f"\"slow_conv_dilated<>\" not implemented for '{_aten_name(input.dtype)}'")
+    elif input.dtype == _C.bool:
+        raise NotImplementedError(f"\"slow_conv3d_cpu\" not implemented for '{_aten_name(input.dtype)}'")
+    if weight.dtype != input.dtype:
+        raise _mismatch(input.dtype, weight.dtype)
+    return _from_compute(out, input.dtype)
+
+
+def _conv3d(input, weight, bias, stride, padding, dilation, groups, batched):
     if not batched:
         input = input.unsqueeze(0)
     stride, dilation = _triple(stride), _triple(dilation)
@@ -138,8 +295,35 @@ def _scatter_depth(planes, start, step, length):
 
 
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    batched = _check_3d("conv_transpose3d", input, weight, groups, True)
+    _tensor_arg("conv_transpose3d", "input", 1, input)
+    _tensor_arg("conv_transpose3d", "weight", 2, weight)
+    _tensor_arg("conv_transpose3d", "bias", 3, bias, optional=True)
+    return _conv_transpose3d_checked(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+@_named("conv_transpose3d")
+def _conv_transpose3d_checked(input, weight, bias, stride, padding, output_padding, groups, dilation):
+    stride, padding, dilation, output_padding = _check_params("conv_transpose3d", stride, padding, dilation, groups,
+                                                              output_padding)
+    batched = _check_3d("conv_transpose3d", input, weight, bias, groups, True)
     input, weight, bias = _lower_precision_under_autocast(input, weight, bias)
+    # The shapes are checked by computing (in a common dtype); the dtypes then as PyTorch's kernel does
+    # (its slow kernel has int64 and the floating dtypes).
+    compute = _compute_dtype(input.dtype)
+    out = _conv_transpose3d(input.to(compute), weight.to(compute), _to_compute(bias, compute), stride, padding,
+                            output_padding, groups, dilation, batched)
+    if input.dtype not in (_C.int64, _C.float16, _C.bfloat16, _C.float32, _C.float64):
+        raise NotImplementedError(f"\"slow_conv_transpose3d_out_cpu\" not implemented for "
+                                  f"'{_aten_name(input.dtype)}'")
+    # (PyTorch's kernel reads no data of an empty batch, and so checks no other dtype then.)
+    if weight.dtype != input.dtype and input.numel():
+        raise _mismatch(input.dtype, weight.dtype)
+    if bias is not None and bias.dtype != input.dtype and input.numel():
+        raise _mismatch(input.dtype, bias.dtype)
+    return _from_compute(out, input.dtype)
+
+
+def _conv_transpose3d(input, weight, bias, stride, padding, output_padding, groups, dilation, batched):
     if not batched:
         input = input.unsqueeze(0)
     stride, padding, dilation = _triple(stride), _triple(padding), _triple(dilation)
@@ -185,6 +369,16 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 def conv_tbc(input, weight, bias, pad=0):
     """A 1-D convolution over (time, batch, channels) input with a (width, in, out) weight."""
+    _tensor_arg("conv_tbc", "self", 1, input)
+    _tensor_arg("conv_tbc", "weight", 2, weight)
+    _tensor_arg("conv_tbc", "bias", 3, bias)
+    if isinstance(pad, bool) or not isinstance(pad, numbers.Integral):
+        raise TypeError(f"conv_tbc(): argument 'pad' (position 4) must be int, not {type(pad).__name__}")
+    return _conv_tbc(input, weight, bias, int(pad))
+
+
+@_named("conv_tbc")
+def _conv_tbc(input, weight, bias, pad):
     if input.dim() != 3:
         raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
     if weight.dim() != 3:
@@ -196,5 +390,30 @@ def conv_tbc(input, weight, bias, pad=0):
     if bias.shape[0] != weight.shape[2]:
         raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
     input, weight, bias = _lower_precision_under_autocast(input, weight, bias)
+    length, batch, out_channels, width = input.shape[0], input.shape[1], weight.shape[2], weight.shape[0]
+    out_length = length - width + 1 + 2 * pad
+    if out_length < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {out_length}: "
+                           f"[{out_length}, {batch}, {out_channels}]")
+    dtype = input.dtype
+    # The output starts as the bias (in the input's dtype), and each tap that overlaps it adds a matmul
+    # of input and weight: those need one dtype, which the matmul kernels have (not bool).
+    taps_overlap = any(min(length + pad - k, out_length) - max(0, pad - k) > 0 for k in range(width))
+    if taps_overlap and batch * out_channels > 0:
+        if weight.dtype != dtype:
+            raise RuntimeError(f"self and mat2 must have the same dtype, but got {_aten_name(dtype)} and "
+                               f"{_aten_name(weight.dtype)}")
+        if dtype == _C.bool:
+            raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+    compute = _compute_dtype(dtype)
+    bias = bias.to(dtype).to(compute)
+    if out_length == 0 or width == 0 or not taps_overlap:
+        out = bias.expand(out_length, batch, out_channels)
+        return _from_compute(out, dtype).contiguous()
+    input, weight = input.to(compute), weight.to(compute)
+    if pad < 0:
+        # A negative pad drops -pad steps of time at each end.
+        input = input.narrow(0, -pad, length + 2 * pad)
+        pad = 0
     out = conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, 1, pad)
-    return out.permute(2, 0, 1).contiguous()
+    return _from_compute(out.permute(2, 0, 1), dtype).contiguous()
