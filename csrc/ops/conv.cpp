@@ -209,6 +209,9 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::op
   check_conv("conv_transpose2d", input, weight, bias);
   Window w = conv_window("conv_transpose2d", weight, stride, padding, dilation, groups);
   auto extra = pair("conv_transpose2d", "output_padding", output_padding);
+  TP_CHECK(weight.size(0) % groups == 0, "[conv_transpose2d] Given groups=", groups,
+           ", expected weight to be divisible by ", groups, " at dimension 0, but got weight of size ",
+           to_string(weight.sizes()), " instead");
   return batched(input, "conv_transpose2d", [&](const Tensor& x) {
     const int64_t C = x.size(1), O = weight.size(1) * groups;
     TP_CHECK(C == weight.size(0), "[conv_transpose2d] Given transposed=1, weight of size ", to_string(weight.sizes()),

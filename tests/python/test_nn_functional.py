@@ -509,3 +509,14 @@ def test_torch_function_helpers_behave_as_torchs():
             F.handle_torch_function(public_function, (Declining(),), Declining())
         results.append(seen)
     assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("op, input_shape, weight_shape", [
+    ("conv_transpose2d", (1, 4, 5, 5), (4, 1, 3, 3)),
+    ("conv_transpose1d", (1, 4, 5), (4, 1, 3)),
+])
+def test_conv_transpose_weight_not_divisible_by_groups_is_an_error(op, input_shape, weight_shape):
+    """The kernel would read past the weight (it once corrupted the heap): refused first, as in torch."""
+    for m in (torch, tensorplay):
+        with pytest.raises(RuntimeError, match="expected weight to be divisible by 3"):
+            getattr(m.nn.functional, op)(m.ones(*input_shape), m.ones(*weight_shape), groups=3)
