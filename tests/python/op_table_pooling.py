@@ -201,7 +201,17 @@ def fractional_row(n):
 
     def call(m, x, *args, samples, samples_dtype=None, **kwargs):
         dtype = getattr(m, samples_dtype) if samples_dtype else x.dtype
-        random_samples = m.tensor(samples, dtype=dtype, device=x.device)
+        # The list (which the fuzzer mutates) is made an array by NumPy, the same for both libraries:
+        # a list that is no array of numbers fails here, naming the op it was made for. Samples for
+        # an input of a non-floating dtype (which the op refuses) are cast from float64, as torch's
+        # tensor() would refuse out-of-range values before the op is reached.
+        try:
+            values = np.asarray(samples, dtype=np.float64)
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"[{name}] _random_samples: {e}") from None
+        floating = dtype in (m.float16, m.bfloat16, m.float32, m.float64)
+        random_samples = m.tensor(values.tolist(), dtype=dtype if floating else m.float64, device=x.device)
+        random_samples = random_samples if floating else random_samples.to(dtype)
         return getattr(m.nn.functional, name)(x, *args, _random_samples=random_samples, **kwargs)
     return Op(name, fractional_samples(n), dtypes=FLOAT_DTYPES, fn=call)
 

@@ -9,7 +9,11 @@ maximum of each step, last dim first, gives the first maximum of the whole windo
 order, which is the one torch's kernels return.
 """
 
+import functools
+import inspect
 import math
+import numbers
+import re
 
 import tensorplay
 from tensorplay._C import _nn
@@ -36,6 +40,116 @@ _SCALAR_TYPE_NAMES = {
 }
 _FLOATS = ("float32", "float64", "float16", "bfloat16")
 _INTEGERS = ("int8", "int16", "int32", "int64", "uint8")
+
+
+# ---------------------------------------------------------------------------------------------
+# Arguments as torch's binding reads them, and errors that name the op.
+
+def _names(message, name):
+    return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", message) is not None
+
+
+def _int_like(v):
+    """An int as torch's binding reads one: a Python int (not a bool) or an integral tensor of one
+    element; None for anything else."""
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, numbers.Integral):
+        return int(v)
+    if isinstance(v, tensorplay.Tensor) and v.numel() == 1 and _dtype_name(v.dtype) in _INTEGERS + ("bool",):
+        return int(v.item())
+    return None
+
+
+def _int_list_arg(op, name, value):
+    """An int[] argument: an int (returned as an int) or a sequence of ints (as a tuple)."""
+    single = _int_like(value)
+    if single is not None:
+        return single
+    if isinstance(value, (tuple, list)):
+        items = []
+        for i, item in enumerate(value):
+            as_int = _int_like(item)
+            if as_int is None:
+                raise TypeError(f"{op}(): argument '{name}' must be tuple of ints, but found element of type "
+                                f"{type(item).__name__} at pos {i}")
+            items.append(as_int)
+        return tuple(items)
+    raise TypeError(f"{op}(): argument '{name}' must be tuple of ints, not {type(value).__name__}")
+
+
+def _sized(op, name, value, n, optional):
+    """An int[n] argument of a pool: n ints (a single one repeated); None for an omitted stride."""
+    if optional and value is None:
+        return None
+    value = _int_list_arg(op, name, value)
+    if isinstance(value, int):
+        value = (value,)
+    if optional and len(value) == 0:
+        return None
+    if len(value) not in (1, n):
+        raise RuntimeError(f"{op}: {name} must either be a single int, or a tuple of {n} ints, "
+                           f"but got size {len(value)}")
+    for v in value:
+        if not -2 ** 31 <= v < 2 ** 31:
+            raise RuntimeError(f"{op}: value cannot be converted to type int without overflow")
+    return value * n if len(value) == 1 else value
+
+
+def _convert(op, name, kind, value):
+    if kind in ("T", "T?"):
+        if value is None and kind == "T?":
+            return value
+        if not isinstance(value, tensorplay.Tensor):
+            raise TypeError(f"{op}(): argument '{name}' must be {'Tensor' if kind == 'T' else 'Tensor?'}, "
+                            f"not {type(value).__name__}")
+        return value
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise TypeError(f"{op}(): argument '{name}' must be bool, not {type(value).__name__}")
+        return value
+    if kind == "int?":
+        if value is None:
+            return value
+        as_int = _int_like(value)
+        if as_int is None:
+            raise TypeError(f"{op}(): argument '{name}' must be int, not {type(value).__name__}")
+        return as_int
+    if kind == "ints":
+        return _int_list_arg(op, name, value)
+    if kind == "ints?":
+        return None if value is None else _int_list_arg(op, name, value)
+    if kind.startswith("ints"):  # ints<n>, ints<n>? (a stride: None when omitted or empty)
+        return _sized(op, name, value, int(kind[4]), kind.endswith("?"))
+    raise AssertionError(kind)
+
+
+def _op(op, **kinds):
+    """The function checks its arguments as torch's binding does (kinds: argument -> "T", "T?",
+    "bool", "int?", "ints", "ints<n>", "ints<n>?"), and its errors name the op, as torch's do."""
+    def decorate(fn):
+        signature = inspect.signature(fn)
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            try:
+                bound = signature.bind(*args, **kwargs)
+                bound.apply_defaults()
+                for name, kind in kinds.items():
+                    bound.arguments[name] = _convert(op, name, kind, bound.arguments[name])
+                return fn(*bound.args, **bound.kwargs)
+            except (RuntimeError, ValueError, TypeError, IndexError) as e:
+                message = str(e)
+                if _names(message, op):
+                    raise
+                message = re.sub(r"^\[[\w.]+\] ", "", message)
+                try:
+                    renamed = type(e)(f"[{op}] {message}")
+                except Exception:
+                    raise e from None
+                raise renamed.with_traceback(e.__traceback__) from None
+        return wrapper
+    return decorate
 
 
 def _dtype_name(dtype):
@@ -246,6 +360,13 @@ def _max_pool_composite(input, n, kernel, stride, padding, dilation, out):
     return _unbatched_like(values, input, n), _unbatched_like(indices, input, n)
 
 
+def _check_max_pool2d_input(input):
+    if input.dim() not in (3, 4):
+        raise RuntimeError(f"max_pool2d: non-empty 3D or 4D (batch mode) tensor expected for input, "
+                           f"but got {list(input.shape)}")
+    _check_batch_mode(input, 2, "max_pool2d")
+
+
 def _max_pool(input, n, kernel_size, stride, padding, dilation, ceil_mode, name, kernel_name):
     """(values, indices): the C++ 2-D kernel for floating inputs (1-D on an unsqueezed dim), the
     composite for 3-D and for integers, which the kernel does not take."""
@@ -262,12 +383,14 @@ def _max_pool(input, n, kernel_size, stride, padding, dilation, ceil_mode, name,
     return values.squeeze(-2), indices.squeeze(-2)
 
 
+@_op('max_pool1d_with_indices', input="T", kernel_size="ints1", stride="ints1?", padding="ints1", dilation="ints1", ceil_mode="bool")
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=False):
     _check_batch_mode(input, 1, "max_pool1d")
     return _max_pool(input, 1, kernel_size, stride, padding, dilation, ceil_mode, "max_pool1d", "max_pool2d")
 
 
+@_op('max_pool1d', input="T", kernel_size="ints1", stride="ints1?", padding="ints1", dilation="ints1", ceil_mode="bool")
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     if return_indices:
         return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
@@ -280,8 +403,10 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
                           ceil_mode).squeeze(-2)
 
 
+@_op('max_pool2d_with_indices', input="T", kernel_size="ints2", stride="ints2?", padding="ints2", dilation="ints2", ceil_mode="bool")
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=True):
+    _check_max_pool2d_input(input)
     if input.is_floating_point():
         return _nn.max_pool2d_with_indices(input, *_pool_args(kernel_size, stride, padding, dilation), ceil_mode)
     if input.dim() not in (3, 4):
@@ -289,13 +414,16 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     return _max_pool(input, 2, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d", "max_pool2d")
 
 
+@_op('max_pool2d', input="T", kernel_size="ints2", stride="ints2?", padding="ints2", dilation="ints2", ceil_mode="bool")
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    _check_max_pool2d_input(input)
     if return_indices or not input.is_floating_point():
         values, indices = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
         return (values, indices) if return_indices else values
     return _nn.max_pool2d(input, *_pool_args(kernel_size, stride, padding, dilation), ceil_mode)
 
 
+@_op('max_pool3d_with_indices', input="T", kernel_size="ints3", stride="ints3?", padding="ints3", dilation="ints3", ceil_mode="bool")
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=False):
     if input.dim() not in (4, 5):
@@ -306,6 +434,7 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     return _max_pool(input, 3, kernel_size, stride, padding, dilation, ceil_mode, "max_pool3d", "max_pool3d")
 
 
+@_op('max_pool3d', input="T", kernel_size="ints3", stride="ints3?", padding="ints3", dilation="ints3", ceil_mode="bool")
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     if not return_indices:  # on autocast's float32 list, which max_pool3d_with_indices is not on
         input, = _float32_under_autocast(input)
@@ -317,6 +446,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 # Average pooling. torch's kernels take floats and int64 (which divides truncating); tensorplay's
 # C++ kernel takes floats, so int64 goes through the composite.
 
+@_op('avg_pool1d', input="T", kernel_size="ints1", stride="ints1?", padding="ints1", ceil_mode="bool", count_include_pad="bool")
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     if input.dim() not in (2, 3):
         raise RuntimeError(f"avg_pool1d() Expected 2D or 3D input tensor, but got {list(input.shape)}")
@@ -328,8 +458,14 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
                           count_include_pad, None).squeeze(-2)
 
 
+@_op('avg_pool2d', input="T", kernel_size="ints2", stride="ints2?", padding="ints2", ceil_mode="bool", count_include_pad="bool", divisor_override="int?")
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
+    if input.dim() < 3:  # torch's kernel reads input.size(-3) first
+        if input.dim() == 0:
+            raise IndexError("avg_pool2d: Dimension specified as -3 but tensor has no dimensions")
+        raise IndexError(f"avg_pool2d: Dimension out of range (expected to be in range of [{-input.dim()}, "
+                         f"{input.dim() - 1}], but got -3)")
     if not input.is_floating_point():
         if input.dim() not in (3, 4):
             raise RuntimeError(f"non-empty 3D or 4D (batch mode) tensor expected for input, "
@@ -341,6 +477,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
                           count_include_pad, divisor_override)
 
 
+@_op('avg_pool3d', input="T", kernel_size="ints3", stride="ints3?", padding="ints3", ceil_mode="bool", count_include_pad="bool", divisor_override="int?")
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     input, = _float32_under_autocast(input)
@@ -354,6 +491,10 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def _avg_pool_composite(input, n, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override, name,
                         kernel_name):
     _check_pool_args(name, kernel, stride, padding, (1,) * n)
+    if n == 3 and any(size < k for size, k in zip(_spatial(input, 3), kernel)):
+        t, h, w = _spatial(input, 3)
+        raise RuntimeError(f"input image (T: {t} H: {h} W: {w}) smaller than kernel size "
+                           f"(kT: {kernel[0]} kH: {kernel[1]} kW: {kernel[2]})")
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     sizes = _spatial(input, n)
@@ -392,36 +533,59 @@ def _avg_pool_composite(input, n, kernel, stride, padding, ceil_mode, count_incl
 # ---------------------------------------------------------------------------------------------
 # Adaptive pooling.
 
-def _adaptive_output_size(output_size, input, n):
-    """output_size as n ints; None keeps the input's size."""
-    sizes = (_single, _pair, _triple)[n - 1](output_size)
-    return [input.shape[i - n] if s is None else s for i, s in enumerate(sizes)]
+def _adaptive_output_size(output_size, input, n, name):
+    """output_size as n ints, as torch reads it: in 2-D and 3-D, torch.nn.functional's
+    _list_with_default (None keeps the input's size) and then the binding's int[n]."""
+    if n > 1 and not isinstance(output_size, (numbers.Integral, tensorplay.Tensor)):
+        if not hasattr(output_size, "__len__"):
+            raise TypeError(f"{name}(): object of type '{type(output_size).__name__}' has no len()")
+        if input.dim() <= len(output_size):
+            raise ValueError(f"{name}(): Input dimension should be at least {len(output_size) + 1}")
+        output_size = [input.shape[i - len(output_size)] if s is None else s for i, s in enumerate(output_size)]
+    sizes = _int_list_arg(name, "output_size", output_size)
+    if isinstance(sizes, int):
+        return [sizes] * n
+    if len(sizes) != n:
+        raise RuntimeError(f"{name}(): internal error: output_size.size() must be {n}")
+    return list(sizes)
 
 
+@_op('adaptive_avg_pool1d', input="T")
 def adaptive_avg_pool1d(input, output_size):
+    (size,) = _adaptive_output_size(output_size, input, 1, "adaptive_avg_pool1d")
     if input.dim() not in (2, 3):
         raise RuntimeError(f"adaptive_avg_pool1d() argument 'input' must be 2D or 3D, but got {list(input.shape)}")
-    (size,) = _single(output_size)
+    if input.shape[-1] == 0:
+        raise RuntimeError("adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, "
+                           f"but input has sizes {list(input.unsqueeze(-2).shape)} with dimension "
+                           f"{input.dim()} being empty")
+    if size < 0:
+        raise RuntimeError(f"adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 "
+                           f"but received {{1, {size}}}")
     if size == 0:  # torch's kernel returns before it looks at the dtype
         return _no_windows(input, [0])
     _require_dtype(input, "adaptive_avg_pool2d", _FLOATS)
     return _nn.adaptive_avg_pool2d(input.unsqueeze(-2), [1, size]).squeeze(-2)
 
 
+@_op('adaptive_avg_pool2d', input="T")
 def adaptive_avg_pool2d(input, output_size):
-    size = _pair(output_size)
-    size = [input.shape[-2 + i] if s is None else s for i, s in enumerate(size)]
-    if 0 in size and input.dim() in (3, 4):
-        return _no_windows(input, size)
+    size = _adaptive_output_size(output_size, input, 2, "adaptive_avg_pool2d")
+    if input.dim() in (3, 4):
+        _check_adaptive(input, 2, size, "adaptive_avg_pool2d", spatial_only=True)
+        if 0 in size:  # torch's kernel returns before it looks at the dtype
+            return _no_windows(input, size)
+        _require_dtype(input, "adaptive_avg_pool2d", _FLOATS)
     return _nn.adaptive_avg_pool2d(input, size)
 
 
+@_op('adaptive_avg_pool3d', input="T")
 def adaptive_avg_pool3d(input, output_size):
     input, = _float32_under_autocast(input)
+    out = _adaptive_output_size(output_size, input, 3, "adaptive_avg_pool3d")
     if input.dim() not in (4, 5):
         raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {list(input.shape)}")
     _require_dtype(input, "adaptive_avg_pool3d_cpu", _FLOATS)
-    out = _adaptive_output_size(output_size, input, 3)
     _check_adaptive(input, 3, out, "adaptive_avg_pool3d")
     if 0 in out:
         return _no_windows(input, out)
@@ -440,20 +604,24 @@ def adaptive_avg_pool3d(input, output_size):
     return _unbatched_like(result, input, 3).to(input.dtype)
 
 
-def _check_adaptive(input, n, out, name):
-    if any(s == 0 for s in input.shape[-n:]):
+def _check_adaptive(input, n, out, name, spatial_only=False):
+    """torch's checks of an adaptive pool: every dim after the first non-empty (the 2-D average
+    pool's: the spatial ones only), and a non-negative output size."""
+    dims = range(input.dim() - n, input.dim()) if spatial_only else range(1, input.dim())
+    empty = [d for d in dims if input.shape[d] == 0]
+    if empty:
         raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, "
-                           f"but input has sizes {list(input.shape)} with dimension {input.dim() - n} being empty")
+                           f"but input has sizes {list(input.shape)} with dimension {empty[0]} being empty")
     if any(o < 0 for o in out):
         raise RuntimeError(f"{name}(): output_size must be non-negative, but got {out}")
 
 
 def _adaptive_max_pool(input, output_size, n, name):
+    out = _adaptive_output_size(output_size, input, n, name)
     if input.dim() not in (n + 1, n + 2):
         raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got: {list(input.shape)}")
-    _require_dtype(input, f"{name}_cpu" if n == 3 else name, _FLOATS)
-    out = _adaptive_output_size(output_size, input, n)
     _check_adaptive(input, n, out, name)
+    _require_dtype(input, f"{name}_cpu" if n == 3 else name, _FLOATS)
     if 0 in out:
         return _no_windows(input, out), _no_windows(input, out).long()
     tables = [_adaptive_table(size, o, input.device)[0] for size, o in zip(_spatial(input, n), out)]
@@ -461,6 +629,7 @@ def _adaptive_max_pool(input, output_size, n, name):
     return _unbatched_like(values, input, n), _unbatched_like(indices, input, n)
 
 
+@_op('adaptive_max_pool1d_with_indices', input="T")
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
     if input.dim() not in (2, 3):
         raise RuntimeError(f"adaptive_max_pool1d() argument 'input' (position 1) must be 2D or 3D, "
@@ -468,25 +637,30 @@ def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
     return _adaptive_max_pool(input, output_size, 1, "adaptive_max_pool2d")
 
 
+@_op('adaptive_max_pool1d', input="T")
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     values, indices = adaptive_max_pool1d_with_indices(input, output_size)
     return (values, indices) if return_indices else values
 
 
+@_op('adaptive_max_pool2d_with_indices', input="T")
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
     return _adaptive_max_pool(input, output_size, 2, "adaptive_max_pool2d")
 
 
+@_op('adaptive_max_pool2d', input="T")
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     values, indices = adaptive_max_pool2d_with_indices(input, output_size)
     return (values, indices) if return_indices else values
 
 
+@_op('adaptive_max_pool3d_with_indices', input="T")
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
     input, = _float32_under_autocast(input)
     return _adaptive_max_pool(input, output_size, 3, "adaptive_max_pool3d")
 
 
+@_op('adaptive_max_pool3d', input="T")
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     values, indices = adaptive_max_pool3d_with_indices(input, output_size)
     return (values, indices) if return_indices else values
@@ -507,14 +681,17 @@ def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, n):
     return (tensorplay.sign(out) * relu(tensorplay.abs(out))).mul(window).pow(1.0 / norm_type)
 
 
+@_op('lp_pool1d', input="T", kernel_size="ints")
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 1)
 
 
+@_op('lp_pool2d', input="T", kernel_size="ints")
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 2)
 
 
+@_op('lp_pool3d', input="T", kernel_size="ints")
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3)
 
@@ -570,18 +747,21 @@ def _max_unpool(input, indices, output_size, n, name):
     return _unbatched_like(out.reshape(*planes, *output_size), input, n)
 
 
+@_op('max_unpool1d', input="T", indices="T", kernel_size="ints", padding="ints")
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     kernel, stride, padding, _ = _expand_args(1, kernel_size, stride, padding)
     size = _unpool_output_size(input, kernel, stride, padding, output_size)
     return _max_unpool(input, indices, size, 1, "max_unpool1d")
 
 
+@_op('max_unpool2d', input="T", indices="T", kernel_size="ints", padding="ints")
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     kernel, stride, padding, _ = _expand_args(2, kernel_size, stride, padding)
     size = _unpool_output_size(input, kernel, stride, padding, output_size)
     return _max_unpool(input, indices, size, 2, "max_unpool2d")
 
 
+@_op('max_unpool3d', input="T", indices="T", kernel_size="ints", padding="ints")
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     kernel, stride, padding, _ = _expand_args(3, kernel_size, stride, padding)
     size = _unpool_output_size(input, kernel, stride, padding, output_size)
@@ -607,28 +787,43 @@ def _fractional_starts(samples, size, out, kernel):
     return tensorplay.cat([starts, last.expand(*samples.shape, 1)], -1)
 
 
+def _exactly(op, name, value, n):
+    """An int[n] argument of a fractional pool: an int, or exactly n of them."""
+    value = _int_list_arg(op, name, value)
+    if isinstance(value, int):
+        return (value,) * n
+    if len(value) != n:
+        raise RuntimeError(f"{op}: {name} must either be a single Int or tuple of {('Ints', 'three Ints')[n - 2]}")
+    return value
+
+
 def _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_samples, n):
     name = f"fractional_max_pool{n}d"
     if output_size is None and output_ratio is None:
         raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
-    if input.dim() not in (n + 1, n + 2):
-        raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got: {list(input.shape)}")
-    if n == 3:
-        _require_dtype(input, "fractional_max_pool3d_out_frame", _FLOATS)
-    kernel = _ntuple(kernel_size, n)
-    sizes = _spatial(input, n)
     if output_size is None:
         # torch takes len() of a 2-D ratio, so a single number raises TypeError there, as here.
         if n == 2 and len(output_ratio) > 2:
             raise ValueError("fractional_max_pool2d requires output_ratio to either be a single Int or tuple of Ints.")
-        out = [int(s * r) for s, r in zip(sizes, _ntuple(output_ratio, n))]
-    else:
-        out = list(_ntuple(output_size, n))
+        if input.dim() < n:  # torch reads input.size(-n) for the ratio
+            if input.dim() == 0:
+                raise IndexError(f"Dimension specified as {-n} but tensor has no dimensions")
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-input.dim()}, "
+                             f"{input.dim() - 1}], but got {-n})")
+        output_size = [int(s * r) for s, r in zip(input.shape[-n:], _ntuple(output_ratio, n))]
+    if _random_samples is None:
+        if input.dim() < n + 1:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-max(input.dim(), 1)}, "
+                             f"{max(input.dim(), 1) - 1}], but got {-n - 1})")
+        _random_samples = tensorplay.rand(1 if input.dim() == n + 1 else input.shape[0], input.shape[-n - 1], n,
+                                          dtype=input.dtype, device=input.device)
+    kernel = _exactly(name, "kernel_size", kernel_size, n)
+    out = list(_exactly(name, "output_size", output_size, n))
+    if input.dim() not in (n + 1, n + 2):
+        raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got: {list(input.shape)}")
+    sizes = _spatial(input, n)
     input, _random_samples = _float32_under_autocast(input, _random_samples)
     batched = _batched(input, n)
-    if _random_samples is None:
-        _random_samples = tensorplay.rand(batched.shape[0], batched.shape[1], n, dtype=input.dtype,
-                                          device=input.device)
     if _random_samples.dtype != input.dtype:
         raise RuntimeError("Expect _random_samples to have the same dtype as input")
     if _random_samples.dim() != 3 or _random_samples.shape[2] != n:
@@ -641,9 +836,25 @@ def _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_
         # torch's 3-D check is stricter than its 2-D one: the last window must end before the last element.
         if o + k - 1 > size or (n == 3 and o + k - 1 == size):
             raise RuntimeError(f"{name}_out(): pool {dim} {k} too large relative to input {dim} {size}")
+    if any(o < 0 for o in out):
+        raise RuntimeError(f"{name}(): Trying to create tensor with negative dimension: output_size={out}")
+    if input.numel() == 0 or 0 in out:
+        return _no_windows(input, out), _no_windows(input, out).long()
+    _require_dtype(input, f"{name}_out_frame", _FLOATS)
     samples = _random_samples[:batched.shape[0]]
     # torch's sample 0 drives the last dim in 2-D (width, then height) and the first in 3-D.
     order = [1, 0] if n == 2 else [0, 1, 2]
+    if any(k <= 0 for k in kernel):
+        # torch's kernels do not check the pool size: each window is empty, its value -inf and its
+        # index its start.
+        flat = None
+        for i, (size, o, k) in enumerate(zip(sizes, out, kernel)):
+            starts = _fractional_starts(samples[:, :, order[i]], size, o, k) * math.prod(sizes[i + 1:])
+            starts = starts.reshape(*starts.shape[:2], *[1] * i, o, *[1] * (n - 1 - i))
+            flat = starts if flat is None else flat + starts
+        indices = flat.expand(*batched.shape[:2], *out).contiguous()
+        values = tensorplay.full(list(indices.shape), -math.inf, dtype=input.dtype, device=input.device)
+        return _unbatched_like(values, input, n), _unbatched_like(indices, input, n)
     tables = []
     for i, (size, o, k) in enumerate(zip(sizes, out, kernel)):
         starts = _fractional_starts(samples[:, :, order[i]], size, o, k)
@@ -652,22 +863,26 @@ def _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_
     return _unbatched_like(values, input, n), _unbatched_like(indices, input, n)
 
 
+@_op('fractional_max_pool2d_with_indices', input="T", kernel_size="ints", _random_samples="T?")
 def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                                        _random_samples=None):
     return _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_samples, 2)
 
 
+@_op('fractional_max_pool2d', input="T", kernel_size="ints", _random_samples="T?")
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
     values, indices = _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_samples, 2)
     return (values, indices) if return_indices else values
 
 
+@_op('fractional_max_pool3d_with_indices', input="T", kernel_size="ints", _random_samples="T?")
 def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                                        _random_samples=None):
     return _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_samples, 3)
 
 
+@_op('fractional_max_pool3d', input="T", kernel_size="ints", _random_samples="T?")
 def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
     values, indices = _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_samples, 3)
