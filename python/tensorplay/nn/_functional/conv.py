@@ -1,64 +1,22 @@
 """Convolutions."""
 
-import functools
 import numbers
-import re
 
 import tensorplay
 from tensorplay import _C
 from tensorplay._C import _nn
+from tensorplay.nn._functional._checks import _aten_name, _named, _tensor_arg
 from tensorplay.nn._functional._utils import _pair, _single, _triple
 from tensorplay.nn._functional.vision import pad
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "conv_tbc"]
 
 
-def _names(message, name):
-    return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", message) is not None
-
-
-def _named(name):
-    """Errors raised inside the op (by the ops it is built on) name it, as PyTorch's do."""
-    def decorate(fn):
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            try:
-                return fn(*args, **kwargs)
-            except (RuntimeError, ValueError, TypeError, IndexError, NotImplementedError) as e:
-                message = str(e)
-                if _names(message, name):
-                    raise
-                message = re.sub(r"^\[[\w.]+\] ", "", message)
-                try:
-                    renamed = type(e)(f"[{name}] {message}")
-                except Exception:
-                    raise e from None
-                raise renamed.with_traceback(e.__traceback__) from None
-        return wrapper
-    return decorate
-
-
-def _tensor_arg(op, name, position, value, optional=False):
-    if optional and value is None:
-        return
-    if not isinstance(value, tensorplay.Tensor):
-        kind = "Tensor" + ("?" if optional else "")
-        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be {kind}, not {type(value).__name__}")
-
-
-_ATEN_NAMES = {
-    _C.bool: "Bool", _C.uint8: "Byte", _C.int8: "Char", _C.int16: "Short", _C.int32: "Int", _C.int64: "Long",
-    _C.float16: "Half", _C.bfloat16: "BFloat16", _C.float32: "Float", _C.float64: "Double",
-}
 _CPP_NAMES = {
     _C.bool: "bool", _C.uint8: "unsigned char", _C.int8: "signed char", _C.int16: "short int", _C.int32: "int",
     _C.int64: "long int", _C.float16: "c10::Half", _C.bfloat16: "c10::BFloat16", _C.float32: "float",
     _C.float64: "double",
 }
-
-
-def _aten_name(dtype):
-    return _ATEN_NAMES.get(dtype, str(dtype))
 
 
 def _compute_dtype(dtype):

@@ -1,11 +1,11 @@
 """Losses."""
 
-import functools
 import math
-import re
 
 import tensorplay
 from tensorplay._C import _nn
+from tensorplay.nn._functional._checks import _aten_name, _bool_arg, _tensor_arg
+from tensorplay.nn._functional._checks import _named as _checks_named
 from tensorplay.nn._functional._utils import _reduction
 from tensorplay.nn._functional.distance import pairwise_distance
 from tensorplay.nn._functional.linear import linear
@@ -25,37 +25,9 @@ def _check_reduction(reduction):
     return reduction
 
 
-def _names(message, name):
-    return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", message) is not None
-
-
 def _named(name):
-    """Errors raised inside the loss (by the ops it is built on) name the loss, as PyTorch's do."""
-    def decorate(fn):
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            try:
-                return fn(*args, **kwargs)
-            except (RuntimeError, ValueError, TypeError, IndexError) as e:
-                message = str(e)
-                if _names(message, name):
-                    raise
-                message = re.sub(r"^\[[\w.]+\] ", "", message)
-                try:
-                    renamed = type(e)(f"[{name}] {message}")
-                except Exception:
-                    raise e from None
-                raise renamed.with_traceback(e.__traceback__) from None
-        return wrapper
-    return decorate
-
-
-def _tensor_arg(op, name, position, value, optional=False):
-    if optional and value is None:
-        return
-    if not isinstance(value, tensorplay.Tensor):
-        kind = "Tensor" + ("?" if optional else "")
-        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be {kind}, not {type(value).__name__}")
+    """Errors raised inside the loss name it; its NotImplementedErrors are the kernels' own, as torch's."""
+    return _checks_named(name, kinds=(RuntimeError, ValueError, TypeError, IndexError))
 
 
 def _float_arg(op, name, position, value):
@@ -81,12 +53,6 @@ def _filled_like(t, value):
     return tensorplay.empty_like(t).fill_(value)
 
 
-def _bool_arg(op, name, position, value):
-    if not isinstance(value, bool):
-        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be bool, not {type(value).__name__}")
-    return value
-
-
 def _reduce(loss, reduction):
     """The elementwise loss reduced as reduction says (already checked by _check_reduction)."""
     if reduction == "mean":
@@ -94,17 +60,6 @@ def _reduce(loss, reduction):
     if reduction == "sum":
         return loss.sum()
     return loss
-
-
-_ATEN_NAMES = {
-    tensorplay.bool: "Bool", tensorplay.uint8: "Byte", tensorplay.int8: "Char", tensorplay.int16: "Short",
-    tensorplay.int32: "Int", tensorplay.int64: "Long", tensorplay.float16: "Half", tensorplay.bfloat16: "BFloat16",
-    tensorplay.float32: "Float", tensorplay.float64: "Double",
-}
-
-
-def _aten_name(dtype):
-    return _ATEN_NAMES.get(dtype, str(dtype).split(".")[-1])
 
 
 def _check_float_binary_kernel(kernel, input, target):

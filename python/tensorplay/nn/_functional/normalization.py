@@ -1,51 +1,17 @@
 """Normalization layers."""
 
-import functools
 import math
 import numbers
-import re
 
 from tensorplay import _C
 from tensorplay._C import _nn
 from tensorplay._dtypes import finfo
 from tensorplay.autograd.grad_mode import no_grad
+from tensorplay.nn._functional._checks import _aten_name, _bool_arg, _named, _tensor_arg
 from tensorplay.nn._functional._utils import _single
 from tensorplay.nn._functional.vision import pad
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "local_response_norm", "rms_norm"]
-
-
-def _names(message, name):
-    return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", message) is not None
-
-
-def _named(name):
-    """Errors raised inside the op (by the ops it is built on) name it, as PyTorch's do."""
-    def decorate(fn):
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            try:
-                return fn(*args, **kwargs)
-            except (RuntimeError, ValueError, TypeError, IndexError, NotImplementedError) as e:
-                message = str(e)
-                if _names(message, name):
-                    raise
-                message = re.sub(r"^\[[\w.]+\] ", "", message)
-                try:
-                    renamed = type(e)(f"[{name}] {message}")
-                except Exception:
-                    raise e from None
-                raise renamed.with_traceback(e.__traceback__) from None
-        return wrapper
-    return decorate
-
-
-def _tensor_arg(op, name, position, value, optional=False):
-    if optional and value is None:
-        return
-    if not isinstance(value, _C.Tensor):
-        kind = "Tensor" + ("?" if optional else "")
-        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be {kind}, not {type(value).__name__}")
 
 
 def _float_arg(op, name, position, value):
@@ -55,12 +21,6 @@ def _float_arg(op, name, position, value):
     if isinstance(value, (bool, numbers.Integral, float)) and not isinstance(value, complex):
         return float(value)
     raise TypeError(f"{op}(): argument '{name}' (position {position}) must be float, not {type(value).__name__}")
-
-
-def _bool_arg(op, name, position, value):
-    if not isinstance(value, bool):
-        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be bool, not {type(value).__name__}")
-    return value
 
 
 def _int_list_arg(op, name, position, value):
@@ -250,8 +210,3 @@ def _rms_norm(input, normalized_shape, weight, eps):
     return out.to(input.dtype)
 
 
-def _aten_name(dtype):
-    names = {_C.bool: "Bool", _C.uint8: "Byte", _C.int8: "Char", _C.int16: "Short", _C.int32: "Int",
-             _C.int64: "Long", _C.float16: "Half", _C.bfloat16: "BFloat16", _C.float32: "Float",
-             _C.float64: "Double"}
-    return names.get(dtype, str(dtype))

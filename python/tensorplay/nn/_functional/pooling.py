@@ -17,6 +17,7 @@ import re
 
 import tensorplay
 from tensorplay._C import _nn
+from tensorplay.nn._functional._checks import _names
 from tensorplay.nn._functional._utils import _pair, _single, _triple
 from tensorplay.nn._functional.activation import relu
 
@@ -44,9 +45,6 @@ _INTEGERS = ("int8", "int16", "int32", "int64", "uint8")
 
 # ---------------------------------------------------------------------------------------------
 # Arguments as torch's binding reads them, and errors that name the op.
-
-def _names(message, name):
-    return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", message) is not None
 
 
 def _int_like(v):
