@@ -3,6 +3,7 @@
 import numbers
 
 import tensorplay
+from tensorplay.amp.composite_casts import lower_precision_inputs
 from tensorplay import _C
 from tensorplay._C import _nn
 from tensorplay.nn._functional._checks import _aten_name, _named, _tensor_arg
@@ -92,18 +93,6 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
                                 list(_pair(output_padding)), groups, list(_pair(dilation)))
 
 
-def _lower_precision_under_autocast(*tensors):
-    """The op is on autocast's lower-precision list: inside an autocast region its floating inputs are cast
-    to the region's dtype (the 2-D kernels it is made of would cast only part of the computation)."""
-    def cast(t):
-        if isinstance(t, tensorplay.Tensor) and t.is_floating_point():
-            device = t.device.type
-            if tensorplay.is_autocast_available(device) and tensorplay.is_autocast_enabled(device):
-                return t.to(tensorplay.get_autocast_dtype(device))
-        return t
-    return [cast(t) for t in tensors]
-
-
 # The 3-D convolutions have no kernel of their own: they run the 2-D kernels on the (height, width)
 # planes, with the depth taps of the kernel stacked into the channels, so autograd differentiates
 # them through conv2d / conv_transpose2d and the reshapes around them.
@@ -191,7 +180,7 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 def _conv3d_checked(input, weight, bias, stride, padding, dilation, groups):
     stride, padding, dilation, _ = _check_params("conv3d", stride, padding, dilation, groups)
     batched = _check_3d("conv3d", input, weight, bias, groups, False)
-    input, weight, bias = _lower_precision_under_autocast(input, weight, bias)
+    input, weight, bias = lower_precision_inputs(input, weight, bias)
     # The shapes are checked by computing (in a common dtype); the dtypes then as PyTorch's kernel does.
     compute = _compute_dtype(input.dtype)
     out = _conv3d(input.to(compute), weight.to(compute), _to_compute(bias, compute), stride, padding, dilation,
@@ -264,7 +253,7 @@ def _conv_transpose3d_checked(input, weight, bias, stride, padding, output_paddi
     stride, padding, dilation, output_padding = _check_params("conv_transpose3d", stride, padding, dilation, groups,
                                                               output_padding)
     batched = _check_3d("conv_transpose3d", input, weight, bias, groups, True)
-    input, weight, bias = _lower_precision_under_autocast(input, weight, bias)
+    input, weight, bias = lower_precision_inputs(input, weight, bias)
     # The shapes are checked by computing (in a common dtype); the dtypes then as PyTorch's kernel does
     # (its slow kernel has int64 and the floating dtypes).
     compute = _compute_dtype(input.dtype)
@@ -347,7 +336,7 @@ def _conv_tbc(input, weight, bias, pad):
         raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
     if bias.shape[0] != weight.shape[2]:
         raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
-    input, weight, bias = _lower_precision_under_autocast(input, weight, bias)
+    input, weight, bias = lower_precision_inputs(input, weight, bias)
     length, batch, out_channels, width = input.shape[0], input.shape[1], weight.shape[2], weight.shape[0]
     out_length = length - width + 1 + 2 * pad
     if out_length < 0:

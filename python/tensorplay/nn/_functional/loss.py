@@ -3,6 +3,7 @@
 import math
 
 import tensorplay
+from tensorplay.amp.composite_casts import float32_inputs
 from tensorplay._C import _nn
 from tensorplay.nn._functional._checks import _aten_name, _bool_arg, _tensor_arg
 from tensorplay.nn._functional._checks import _named as _checks_named
@@ -98,18 +99,6 @@ def _check_not_differentiable(op, argument, t):
 
 
 _REDUCED_FLOATS = (tensorplay.bfloat16, tensorplay.float16)
-
-
-def _float32_under_autocast(*tensors):
-    """The op is on autocast's float32 list: inside an autocast region its 16-bit floating inputs are
-    computed in float32, as PyTorch does."""
-    def cast(t):
-        if isinstance(t, tensorplay.Tensor) and t.dtype in _REDUCED_FLOATS:
-            device = t.device.type
-            if tensorplay.is_autocast_available(device) and tensorplay.is_autocast_enabled(device):
-                return t.float()
-        return t
-    return [cast(t) for t in tensors]
 
 
 def _check_float_kernel(kernel, t):
@@ -253,7 +242,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     for position, (name, t) in enumerate((("input1", input1), ("input2", input2), ("target", target)), 1):
         _tensor_arg("margin_ranking_loss", name, position, t)
     margin = _float_arg("margin_ranking_loss", "margin", 4, margin)
-    input1, input2, target = _float32_under_autocast(input1, input2, target)
+    input1, input2, target = float32_inputs(input1, input2, target)
     return _reduce((-target * (input1 - input2) + margin).clamp(min=0), reduction)
 
 
@@ -263,7 +252,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     _tensor_arg("hinge_embedding_loss", "input", 1, input)
     _tensor_arg("hinge_embedding_loss", "target", 2, target)
     margin = _float_arg("hinge_embedding_loss", "margin", 3, margin)
-    input, target = _float32_under_autocast(input, target)
+    input, target = float32_inputs(input, target)
     zeros = tensorplay.zeros_like(input)
     # ATen's margin - input: the margin filled into input's dtype, then input subtracted.
     margin_term = tensorplay.where(target != 1, _filled_like(input, margin).sub(input).clamp(min=0), zeros)
@@ -277,7 +266,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     _tensor_arg("soft_margin_loss", "input", 1, input)
     _tensor_arg("soft_margin_loss", "target", 2, target)
     _check_not_differentiable("soft_margin_loss", "target", target)
-    input, target = _float32_under_autocast(input, target)
+    input, target = float32_inputs(input, target)
     # ATen writes -input into a tensor of input's dtype and shape, then multiplies target into it in place.
     negated = -input
     shape = tuple(tensorplay.broadcast_shapes(tuple(input.shape), tuple(target.shape)))
@@ -327,7 +316,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     if target_dim == 0 and (input1.dim() != 1 or input2.dim() != 1):
         raise RuntimeError(f"0D target tensor expects 1D input tensors, but found inputs with sizes "
                            f"{_sizes(input1)} and {_sizes(input2)}.")
-    input1, input2, target = _float32_under_autocast(input1, input2, target)
+    input1, input2, target = float32_inputs(input1, input2, target)
     eps = 1e-12  # keeps a zero vector's cosine finite
     dot = (input1 * input2).sum(target_dim)
     norms = (((input1 * input1).sum(target_dim) + eps) * ((input2 * input2).sum(target_dim) + eps)).sqrt()
@@ -366,7 +355,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if weight is not None and weight.numel() != classes:
         raise RuntimeError(f"inconsistent weight size, expected {classes} but got {_sizes(weight)}")
     _check_not_differentiable("multi_margin_loss", "weight", weight)
-    input, weight = _float32_under_autocast(input, weight)
+    input, weight = float32_inputs(input, weight)
     _check_float_kernel("multi_margin_loss_cpu_kernel", input)
     if _values_readable(target) and target.numel() and ((target < 0) | (target >= classes)).any().item():
         raise RuntimeError("target out of range")
@@ -401,7 +390,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
         consistent = target.dim() == 2 and tuple(target.shape) == (frames, classes)
     if not consistent:
         raise RuntimeError(f"inconsistent target size: {_sizes(target)} for input of size: {_sizes(input)}")
-    input, = _float32_under_autocast(input)
+    input, = float32_inputs(input)
     _check_float_kernel("multilabel_margin_loss_forward_out_frame", input)
     x = input.reshape(frames, classes)
     # The targets of a row are its labels up to the first negative one.
@@ -430,7 +419,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     eps = _float_arg("triplet_margin_loss", "eps", 6, eps)
     swap = _bool_arg("triplet_margin_loss", "swap", 7, swap)
     _check_triplet_dims(anchor, positive, negative)
-    anchor, positive, negative = _float32_under_autocast(anchor, positive, negative)
+    anchor, positive, negative = float32_inputs(anchor, positive, negative)
     dist_pos = pairwise_distance(anchor, positive, p, eps)
     dist_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
@@ -474,7 +463,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     log_input = _bool_arg("poisson_nll_loss", "log_input", 3, log_input)
     full = _bool_arg("poisson_nll_loss", "full", 4, full)
     eps = _float_arg("poisson_nll_loss", "eps", 5, eps)
-    input, target = _float32_under_autocast(input, target)
+    input, target = float32_inputs(input, target)
     if log_input:
         loss = tensorplay.exp(input) - target * input
     else:
@@ -528,7 +517,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     that autograd derives the gradient. Paths that cannot happen carry a very negative finite log
     probability rather than -inf: a logsumexp over -inf alone has a NaN gradient."""
     _check_reduction(reduction)
-    log_probs, = _float32_under_autocast(log_probs)
+    log_probs, = float32_inputs(log_probs)
     _check_float_kernel("ctc_loss_cpu", log_probs)
     device = log_probs.device
     input_lengths = _as_lengths(input_lengths, device)

@@ -16,6 +16,7 @@ import numbers
 import re
 
 import tensorplay
+from tensorplay.amp.composite_casts import float32_inputs
 from tensorplay._C import _nn
 from tensorplay.nn._functional._checks import _names
 from tensorplay.nn._functional._utils import _pair, _single, _triple
@@ -159,18 +160,6 @@ def _require_dtype(input, kernel, dtypes):
     name = _dtype_name(input.dtype)
     if name not in dtypes:
         raise NotImplementedError(f'"{kernel}" not implemented for \'{_SCALAR_TYPE_NAMES.get(name, name)}\'')
-
-
-def _float32_under_autocast(*tensors):
-    """The op is on autocast's float32 list (torch's CPU list has the 3-D pools, max_unpool and
-    fractional max pooling): inside an autocast region its 16-bit inputs are computed in float32."""
-    def cast(t):
-        if isinstance(t, tensorplay.Tensor) and _dtype_name(t.dtype) in ("float16", "bfloat16"):
-            device = t.device.type
-            if tensorplay.is_autocast_available(device) and tensorplay.is_autocast_enabled(device):
-                return t.float()
-        return t
-    return [cast(t) for t in tensors]
 
 
 def _ntuple(x, n):
@@ -435,7 +424,7 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 @_op('max_pool3d', input="T", kernel_size="ints3", stride="ints3?", padding="ints3", dilation="ints3", ceil_mode="bool")
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     if not return_indices:  # on autocast's float32 list, which max_pool3d_with_indices is not on
-        input, = _float32_under_autocast(input)
+        input, = float32_inputs(input)
     values, indices = max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     return (values, indices) if return_indices else values
 
@@ -478,7 +467,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 @_op('avg_pool3d', input="T", kernel_size="ints3", stride="ints3?", padding="ints3", ceil_mode="bool", count_include_pad="bool", divisor_override="int?")
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
-    input, = _float32_under_autocast(input)
+    input, = float32_inputs(input)
     if input.dim() not in (4, 5):
         raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
     kernel, stride, padding, _ = _expand_args(3, kernel_size, stride, padding)
@@ -579,7 +568,7 @@ def adaptive_avg_pool2d(input, output_size):
 
 @_op('adaptive_avg_pool3d', input="T")
 def adaptive_avg_pool3d(input, output_size):
-    input, = _float32_under_autocast(input)
+    input, = float32_inputs(input)
     out = _adaptive_output_size(output_size, input, 3, "adaptive_avg_pool3d")
     if input.dim() not in (4, 5):
         raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {list(input.shape)}")
@@ -654,7 +643,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 
 @_op('adaptive_max_pool3d_with_indices', input="T")
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
-    input, = _float32_under_autocast(input)
+    input, = float32_inputs(input)
     return _adaptive_max_pool(input, output_size, 3, "adaptive_max_pool3d")
 
 
@@ -722,7 +711,7 @@ def _unpool_output_size(input, kernel, stride, padding, output_size):
 
 
 def _max_unpool(input, indices, output_size, n, name):
-    input, = _float32_under_autocast(input)
+    input, = float32_inputs(input)
     if indices.dtype != tensorplay.int64:
         raise RuntimeError(f"elements in indices should be type int64 but got: "
                            f"{_SCALAR_TYPE_NAMES.get(_dtype_name(indices.dtype))}")
@@ -820,7 +809,7 @@ def _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_
     if input.dim() not in (n + 1, n + 2):
         raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got: {list(input.shape)}")
     sizes = _spatial(input, n)
-    input, _random_samples = _float32_under_autocast(input, _random_samples)
+    input, _random_samples = float32_inputs(input, _random_samples)
     batched = _batched(input, n)
     if _random_samples.dtype != input.dtype:
         raise RuntimeError("Expect _random_samples to have the same dtype as input")

@@ -1,0 +1,40 @@
+"""Autocast for ops written in Python as composites.
+
+A composite's parts cast by their own policies, which is right for most. An op that PyTorch lists
+on autocast's lower-precision or float32 list as a whole casts its inputs once on entry instead,
+with these, so that all of it runs in the dtype its policy names (its parts then see inputs that
+are already in that dtype)."""
+
+import tensorplay
+
+_REDUCED_FLOATS = (tensorplay.bfloat16, tensorplay.float16)
+
+
+def _autocast_dtype(t):
+    """The enabled autocast region's dtype for t's device, or None outside one."""
+    device = t.device.type
+    if tensorplay.is_autocast_available(device) and tensorplay.is_autocast_enabled(device):
+        return tensorplay.get_autocast_dtype(device)
+    return None
+
+
+def lower_precision_inputs(*tensors):
+    """The op is on autocast's lower-precision list: inside an autocast region its floating inputs are
+    cast to the region's dtype."""
+    def cast(t):
+        if isinstance(t, tensorplay.Tensor) and t.is_floating_point():
+            dtype = _autocast_dtype(t)
+            if dtype is not None:
+                return t.to(dtype)
+        return t
+    return [cast(t) for t in tensors]
+
+
+def float32_inputs(*tensors):
+    """The op is on autocast's float32 list: inside an autocast region its 16-bit floating inputs are
+    computed in float32."""
+    def cast(t):
+        if isinstance(t, tensorplay.Tensor) and t.dtype in _REDUCED_FLOATS and _autocast_dtype(t) is not None:
+            return t.float()
+        return t
+    return [cast(t) for t in tensors]
