@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/memory_format.h"
 #include "core/scalar.h"
 #include "core/tensor_impl.h"
 
@@ -36,6 +37,7 @@ class Tensor {
   ScalarType dtype() const { return impl_->dtype(); }
   Device device() const { return impl_->device(); }
   bool is_contiguous() const { return impl_->is_contiguous(); }
+  bool is_contiguous(MemoryFormat format) const { return is_contiguous_as(sizes(), strides(), format); }
   bool is_floating_point() const { return tp::is_floating_point(dtype()); }
 
   void* data_ptr() const { return impl_->data(); }

@@ -30,8 +30,11 @@ class CloneBackward final : public autograd::Node {
 };
 
 // New tensors "like" t reuse a dense layout of t's, as PyTorch's preserve_format does, so
-// x.t().float() stays transposed rather than being copied into row-major order.
-Tensor empty_preserving_layout(const Tensor& t, ScalarType dtype, Device device) {
+// x.t().float() stays transposed rather than being copied into row-major order; any other
+// format lays them out as it says.
+Tensor empty_in_format(const char* op, const Tensor& t, ScalarType dtype, Device device, MemoryFormat format) {
+  if (format != MemoryFormat::Preserve)
+    return empty_strided(t.sizes(), memory_format_strides(op, t.sizes(), format), dtype, device);
   if (t.is_contiguous() || is_dense_layout(t.sizes(), t.strides()))
     return empty_strided(t.sizes(), t.strides(), dtype, device);
   return empty(t.sizes(), dtype, device);
@@ -89,28 +92,29 @@ Tensor to(const Tensor& t, Device device, OptionalDType dtype, bool copy) {
   ScalarType target = dtype.value_or(t.dtype());
   if (!copy && target == t.dtype() && device == t.device()) return t;
   autograd::Record<ToCopyBackward> record({&t}, t);
-  Tensor out = empty_preserving_layout(t, target, device);
+  Tensor out = empty_in_format("to", t, target, device, MemoryFormat::Preserve);
   copy_(out, t);
   return record.finish(out);
 }
 
-Tensor contiguous(const Tensor& t) {
-  if (t.is_contiguous()) return t;
+Tensor contiguous(const Tensor& t, MemoryFormat format) {
+  if (format == MemoryFormat::Contiguous ? t.is_contiguous() : format == MemoryFormat::Preserve || t.is_contiguous(format))
+    return t;
   autograd::Record<CloneBackward> record({&t});
-  Tensor out = empty(t.sizes(), t.dtype(), t.device());
+  Tensor out = empty_in_format("contiguous", t, t.dtype(), t.device(), format);
   copy_(out, t);
   return record.finish(out);
 }
 
-Tensor clone(const Tensor& t) {
+Tensor clone(const Tensor& t, MemoryFormat format) {
   autograd::Record<CloneBackward> record({&t});
-  Tensor out = empty_preserving_layout(t, t.dtype(), t.device());
+  Tensor out = empty_in_format("clone", t, t.dtype(), t.device(), format);
   copy_(out, t);
   return record.finish(out);
 }
 
-Tensor empty_like(const Tensor& t, OptionalDType dtype, std::optional<Device> device) {
-  return empty_preserving_layout(t, dtype.value_or(t.dtype()), device.value_or(t.device()));
+Tensor empty_like(const Tensor& t, OptionalDType dtype, std::optional<Device> device, MemoryFormat format) {
+  return empty_in_format("empty_like", t, dtype.value_or(t.dtype()), device.value_or(t.device()), format);
 }
 
 }  // namespace tp

@@ -26,8 +26,9 @@ Tensor zeros(IntArrayRef sizes, OptionalDType dtype = {}, Device device = {});
 Tensor ones(IntArrayRef sizes, OptionalDType dtype = {}, Device device = {});
 // Without a dtype, the fill value decides it: bool, int64 or the default float dtype.
 Tensor full(IntArrayRef sizes, const Scalar& value, OptionalDType dtype = {}, Device device = {});
-// t's shape and layout, t's dtype and device unless given.
-Tensor empty_like(const Tensor& t, OptionalDType dtype = {}, std::optional<Device> device = {});
+// t's shape and layout (format Preserve) or format's, t's dtype and device unless given.
+Tensor empty_like(const Tensor& t, OptionalDType dtype = {}, std::optional<Device> device = {},
+                  MemoryFormat format = MemoryFormat::Preserve);
 Tensor zeros_like(const Tensor& t, OptionalDType dtype = {}, std::optional<Device> device = {});
 Tensor ones_like(const Tensor& t, OptionalDType dtype = {}, std::optional<Device> device = {});
 Tensor full_like(const Tensor& t, const Scalar& value, OptionalDType dtype = {}, std::optional<Device> device = {});
@@ -50,8 +51,9 @@ void manual_seed(uint64_t seed);
 // Returns t itself when nothing changes (unless copy).
 Tensor to(const Tensor& t, ScalarType dtype, bool copy = false);
 Tensor to(const Tensor& t, Device device, OptionalDType dtype = {}, bool copy = false);
-Tensor contiguous(const Tensor& t);
-Tensor clone(const Tensor& t);
+// t itself when it is already laid out in format.
+Tensor contiguous(const Tensor& t, MemoryFormat format = MemoryFormat::Contiguous);
+Tensor clone(const Tensor& t, MemoryFormat format = MemoryFormat::Preserve);
 // Copies src (broadcast to self's shape, converting its dtype) into self.
 Tensor copy_(const Tensor& self, const Tensor& src);
 Tensor fill_(const Tensor& self, const Scalar& value);
@@ -61,6 +63,9 @@ bool can_cast(ScalarType from, ScalarType to);
 
 // ---- shape.cpp: views share storage with their input ----
 Tensor as_strided(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> storage_offset = {});
+// Gives self new sizes, laid out in format, in place (x.resize_(2, 3)): the storage grows when it
+// is too small and keeps its values; the values of new elements are undefined.
+Tensor resize_(const Tensor& self, IntArrayRef sizes, MemoryFormat format = MemoryFormat::Contiguous);
 Tensor view(const Tensor& t, IntArrayRef sizes);
 // The same bytes read as another dtype of the same size (x.view(tensorplay.int16)).
 Tensor view_dtype(const Tensor& t, ScalarType dtype);

@@ -164,6 +164,30 @@ Tensor as_strided(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, std::
       [sz, st, relative](const Tensor& x) { return as_strided(x, sz, st, x.storage_offset() + relative); }, true);
 }
 
+Tensor resize_(const Tensor& self, IntArrayRef sizes, MemoryFormat format) {
+  TP_CHECK(!self.requires_grad(), "[resize_] cannot resize variables that require grad");
+  for (int64_t s : sizes)
+    TP_CHECK(s >= 0, "[resize_] Trying to create tensor with negative dimension ", s, ": ", to_string(sizes));
+  Shape strides = memory_format_strides("resize_", sizes, format);
+  auto extent = storage_extent(sizes, strides);
+  int64_t needed = 0;
+  TP_CHECK(extent && !__builtin_add_overflow(self.storage_offset(), *extent, &needed) &&
+               !__builtin_mul_overflow(needed, self.itemsize(), &needed),
+           "[resize_] Storage size calculation overflowed with sizes=", to_string(sizes));
+  const int64_t available = static_cast<int64_t>(self.impl()->storage()->nbytes());
+  if (needed <= available) {
+    self.impl()->set_sizes_and_strides(Shape(sizes.begin(), sizes.end()), std::move(strides), self.storage_offset());
+    return self;
+  }
+  // A larger storage that starts with the old one's bytes, as PyTorch's storage resize keeps them.
+  Tensor grown = empty({needed / self.itemsize()}, self.dtype(), self.device());
+  const int64_t kept = available / self.itemsize();
+  if (kept > 0) copy_(make_view(grown, {kept}, {1}, 0), make_view(self, {kept}, {1}, 0));
+  self.impl()->set_data(*make_view(grown, Shape(sizes.begin(), sizes.end()), std::move(strides),
+                                   self.storage_offset()).impl());
+  return self;
+}
+
 Tensor view(const Tensor& t, IntArrayRef sizes) {
   Shape shape = infer_size("view", sizes, t.numel());
   auto strides = view_strides(t.sizes(), t.strides(), shape);

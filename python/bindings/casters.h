@@ -48,6 +48,12 @@ struct DTypeObject {
   ScalarType type;
 };
 
+// tensorplay.channels_last and the other memory formats: one object each, made at module init.
+struct MemoryFormatObject {
+  MemoryFormat format;
+};
+nb::handle memory_format_object(MemoryFormat format);
+
 // An int argument as PyTorch takes one: an int, an object with __index__ (a NumPy integer), or a
 // 0-dim integer tensor. False for anything else, with no Python error set.
 bool index_value(nb::handle h, int64_t& out);
@@ -118,6 +124,21 @@ struct type_caster<tp::ScalarType> {
   }
   static handle from_cpp(tp::ScalarType t, rv_policy, cleanup_list*) noexcept {
     return tp::python::dtype_object(t).inc_ref();
+  }
+};
+
+template <>
+struct type_caster<tp::MemoryFormat> {
+  NB_TYPE_CASTER(tp::MemoryFormat, const_name("memory_format"))
+
+  bool from_python(handle src, uint8_t, cleanup_list*) noexcept {
+    tp::python::MemoryFormatObject* obj = nullptr;
+    if (!nb::try_cast<tp::python::MemoryFormatObject*>(src, obj, false) || !obj) return false;
+    value = obj->format;
+    return true;
+  }
+  static handle from_cpp(tp::MemoryFormat f, rv_policy, cleanup_list*) noexcept {
+    return tp::python::memory_format_object(f).inc_ref();
   }
 };
 

@@ -41,13 +41,15 @@ void def_sized_factory(nb::module_& m, const char* name, Fill fill) {
   }, "size"_a, TP_FACTORY_KWARGS);
 }
 
+// fill(empty_like(input, ...)) with the dtype, device and memory format asked for.
 template <class Fill>
 void def_like_factory(nb::module_& m, const char* name, Fill fill) {
   m.def(name, [fill](const Tensor& input, std::optional<ScalarType> dtype, nb::handle device, bool requires_grad,
-                     nb::handle, bool, nb::handle) {
+                     nb::handle, bool, MemoryFormat format) {
     FactoryOptions o = options(dtype, device);
-    return requiring_grad(fill(input, o.dtype, device.is_none() ? input.device() : o.device), requires_grad);
-  }, "input"_a, TP_FACTORY_KWARGS, "memory_format"_a.none() = nb::none());
+    Tensor out = empty_like(input, o.dtype, device.is_none() ? input.device() : o.device, format);
+    return requiring_grad(fill(out), requires_grad);
+  }, "input"_a, TP_FACTORY_KWARGS, "memory_format"_a = MemoryFormat::Preserve);
 }
 
 }  // namespace
@@ -86,18 +88,20 @@ void init_factories(nb::module_& m) {
 
   def_sized_factory(m, "zeros", [](const Shape& s, const FactoryOptions& o) { return zeros(s, o.dtype, o.device); });
   def_sized_factory(m, "ones", [](const Shape& s, const FactoryOptions& o) { return ones(s, o.dtype, o.device); });
-  def_sized_factory(m, "empty", [](const Shape& s, const FactoryOptions& o) { return empty(s, o.dtype, o.device); });
-  def_like_factory(m, "zeros_like", [](const Tensor& t, OptionalDType d, Device dev) { return zeros_like(t, d, dev); });
-  def_like_factory(m, "ones_like", [](const Tensor& t, OptionalDType d, Device dev) { return ones_like(t, d, dev); });
-  def_like_factory(m, "empty_like", [](const Tensor& t, OptionalDType d, Device dev) { return empty_like(t, d, dev); });
-  def_like_factory(m, "rand_like", [](const Tensor& t, OptionalDType d, Device dev) {
-    Tensor out = empty_like(t, d, dev);
-    return uniform_(out);
-  });
-  def_like_factory(m, "randn_like", [](const Tensor& t, OptionalDType d, Device dev) {
-    Tensor out = empty_like(t, d, dev);
-    return normal_(out);
-  });
+  // empty alone takes a memory format.
+  m.def("empty", [](nb::args size, std::optional<ScalarType> dtype, nb::handle device, bool requires_grad, nb::handle,
+                    bool, MemoryFormat format) {
+    FactoryOptions o = options(dtype, device);
+    Shape sizes = sizes_arg(size, "empty");
+    nb::gil_scoped_release released;
+    return requiring_grad(empty_strided(sizes, memory_format_strides("empty", sizes, format), o.dtype, o.device),
+                          requires_grad);
+  }, "size"_a, TP_FACTORY_KWARGS, "memory_format"_a = MemoryFormat::Contiguous);
+  def_like_factory(m, "zeros_like", [](const Tensor& t) { return zero_(t); });
+  def_like_factory(m, "ones_like", [](const Tensor& t) { return fill_(t, 1); });
+  def_like_factory(m, "empty_like", [](const Tensor& t) { return t; });
+  def_like_factory(m, "rand_like", [](const Tensor& t) { return uniform_(t); });
+  def_like_factory(m, "randn_like", [](const Tensor& t) { return normal_(t); });
 
   m.def("full", [](const Shape& size, const Scalar& value, std::optional<ScalarType> dtype, nb::handle device,
                    bool requires_grad, nb::handle, bool) {
@@ -105,10 +109,11 @@ void init_factories(nb::module_& m) {
     return requiring_grad(full(size, value, o.dtype, o.device), requires_grad);
   }, "size"_a, "fill_value"_a, TP_FACTORY_KWARGS);
   m.def("full_like", [](const Tensor& input, const Scalar& value, std::optional<ScalarType> dtype, nb::handle device,
-                        bool requires_grad, nb::handle, bool, nb::handle) {
+                        bool requires_grad, nb::handle, bool, MemoryFormat format) {
     FactoryOptions o = options(dtype, device);
-    return requiring_grad(full_like(input, value, dtype, device.is_none() ? input.device() : o.device), requires_grad);
-  }, "input"_a, "fill_value"_a, TP_FACTORY_KWARGS, "memory_format"_a.none() = nb::none());
+    Tensor out = empty_like(input, dtype, device.is_none() ? input.device() : o.device, format);
+    return requiring_grad(fill_(out, value), requires_grad);
+  }, "input"_a, "fill_value"_a, TP_FACTORY_KWARGS, "memory_format"_a = MemoryFormat::Preserve);
   m.def("empty_strided", [](const Shape& size, const Shape& stride, std::optional<ScalarType> dtype,
                             nb::handle device, bool requires_grad, nb::handle, bool) {
     FactoryOptions o = options(dtype, device);

@@ -12,6 +12,10 @@ std::array<nb::object, kNumScalarTypes>& dtype_objects() {
   static auto* objects = new std::array<nb::object, kNumScalarTypes>();
   return *objects;
 }
+std::array<nb::object, 4>& memory_format_objects() {
+  static auto* objects = new std::array<nb::object, 4>();
+  return *objects;
+}
 
 void translate_errors(const std::exception_ptr& p, void*) {
   try {
@@ -42,6 +46,15 @@ void init_dtypes(nb::module_& m) {
     auto t = static_cast<ScalarType>(i);
     dtype_objects()[i] = nb::cast(DTypeObject{t}, nb::rv_policy::move);
     m.attr(std::string(name(t)).c_str()) = dtype_objects()[i];
+  }
+
+  nb::class_<MemoryFormatObject>(m, "memory_format")
+      .def("__repr__", [](const MemoryFormatObject& f) { return "tensorplay." + std::string(name(f.format)); })
+      .def("__reduce__", [](const MemoryFormatObject& f) { return std::string(name(f.format)); });
+  for (MemoryFormat f : {MemoryFormat::Contiguous, MemoryFormat::Preserve, MemoryFormat::ChannelsLast,
+                         MemoryFormat::ChannelsLast3d}) {
+    memory_format_objects()[static_cast<int>(f)] = nb::cast(MemoryFormatObject{f}, nb::rv_policy::move);
+    m.attr(name(f)) = memory_format_objects()[static_cast<int>(f)];
   }
 
   m.def("promote_types", &promote_types, "type1"_a, "type2"_a);
@@ -110,6 +123,7 @@ void init_devices(nb::module_& m) {
 PyTypeObject* tensor_type() { return g_tensor_type; }
 void set_tensor_type(PyTypeObject* type) { g_tensor_type = type; }
 nb::handle dtype_object(ScalarType t) { return dtype_objects()[static_cast<int>(t)]; }
+nb::handle memory_format_object(MemoryFormat f) { return memory_format_objects()[static_cast<int>(f)]; }
 
 bool is_tensor(nb::handle h) { return PyObject_TypeCheck(h.ptr(), g_tensor_type); }
 

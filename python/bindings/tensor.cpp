@@ -28,6 +28,7 @@ Tensor cast_to(const Tensor& t, ScalarType dtype) { return to(t, dtype); }
 Tensor to_method(const Tensor& self, nb::args args, nb::kwargs kwargs) {
   std::optional<ScalarType> dtype;
   std::optional<Device> device;
+  MemoryFormat format = MemoryFormat::Preserve;
   bool copy = false;
   auto take = [&](nb::handle h) {
     if (nb::isinstance<DTypeObject>(h)) dtype = nb::cast<ScalarType>(h);
@@ -40,11 +41,13 @@ Tensor to_method(const Tensor& self, nb::args args, nb::kwargs kwargs) {
     std::string k = nb::cast<std::string>(key);
     if (k == "dtype" || k == "device" || k == "other") take(value);
     else if (k == "copy") copy = nb::cast<bool>(value);
-    else if (k == "non_blocking" || k == "memory_format") continue;
+    else if (k == "memory_format") format = nb::cast<MemoryFormat>(value);
+    else if (k == "non_blocking") continue;
     else TP_CHECK_TYPE(false, "[to] got an unexpected keyword argument '", k, "'");
   }
   nb::gil_scoped_release released;
-  return to(self, device.value_or(self.device()), dtype, copy);
+  Tensor out = to(self, device.value_or(self.device()), dtype, copy);
+  return format == MemoryFormat::Preserve ? out : contiguous(out, format);
 }
 
 }  // namespace
@@ -89,8 +92,8 @@ void init_tensor(nb::module_& m) {
   set_tensor_type(reinterpret_cast<PyTypeObject*>(cls.ptr()));
 
   m.def("_set_size_type", [](nb::object t) { g_size_type = t; });
-  m.def("clone", [](const Tensor& t, nb::handle) { return clone(t); }, "input"_a, nb::kw_only(),
-        "memory_format"_a.none() = nb::none());
+  m.def("clone", [](const Tensor& t, MemoryFormat format) { return clone(t, format); }, "input"_a, nb::kw_only(),
+        "memory_format"_a = MemoryFormat::Preserve, release_gil());
   m.def("is_tensor", [](nb::handle h) { return is_tensor(h); }, "obj"_a);
   m.def("set_num_threads", &set_num_threads, "num_threads"_a);
   m.def("get_num_threads", &get_num_threads);
@@ -148,7 +151,9 @@ void init_tensor(nb::module_& m) {
       .def("nelement", [](const Tensor& t) { return t.numel(); })
       .def("element_size", [](const Tensor& t) { return t.itemsize(); })
       .def("storage_offset", [](const Tensor& t) { return t.storage_offset(); })
-      .def("is_contiguous", [](const Tensor& t) { return t.is_contiguous(); })
+      .def("is_contiguous", [](const Tensor& t, MemoryFormat format) {
+        return format == MemoryFormat::Contiguous ? t.is_contiguous() : t.is_contiguous(format);
+      }, "memory_format"_a = MemoryFormat::Contiguous)
       .def("is_floating_point", [](const Tensor& t) { return t.is_floating_point(); })
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
       .def("item", [](const Tensor& t) { return t.item(); })
@@ -179,9 +184,17 @@ void init_tensor(nb::module_& m) {
 
   // Casts and copies.
   cls.def("to", &to_method)
-      .def("contiguous", &contiguous, release_gil())
-      .def("clone", &clone, release_gil())
-      .def("__copy__", &clone)
+      .def("contiguous", [](const Tensor& t, MemoryFormat format) { return contiguous(t, format); },
+           "memory_format"_a = MemoryFormat::Contiguous, release_gil())
+      .def("clone", [](const Tensor& t, MemoryFormat format) { return clone(t, format); }, nb::kw_only(),
+           "memory_format"_a = MemoryFormat::Preserve, release_gil())
+      .def("__copy__", [](const Tensor& t) { return clone(t); })
+      .def("resize_", [](const Tensor& self, nb::args sizes, MemoryFormat format) {
+        return resize_(self, sizes_arg(sizes, "resize_"), format);
+      }, "sizes"_a, nb::kw_only(), "memory_format"_a = MemoryFormat::Contiguous)
+      .def("resize_as_", [](const Tensor& self, const Tensor& other, std::optional<MemoryFormat> format) {
+        return resize_(self, other.sizes(), format.value_or(MemoryFormat::Contiguous));
+      }, "the_template"_a, nb::kw_only(), "memory_format"_a.none() = nb::none())
       .def("copy_", [](Tensor& self, const Tensor& src, bool) { return copy_(self, src); }, "src"_a,
            "non_blocking"_a = false, release_gil())
       .def("fill_", [](Tensor& self, const Scalar& v) { return fill_(self, v); }, "value"_a, release_gil())

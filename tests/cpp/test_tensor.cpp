@@ -29,6 +29,26 @@ TEST(Views, ViewNeedsCompatibleStrides) {
   EXPECT_EQ(reshape(transpose(x, 0, 1), IntArrayRef{6}).numel(), 6);
 }
 
+TEST(MemoryFormats, ChannelsLastKeepsValuesAndLaysOutChannelsInnermost) {
+  Tensor x = arange(0, 24, 1, ScalarType::Float32).reshape(IntArrayRef{1, 2, 3, 4});
+  Tensor cl = contiguous(x, MemoryFormat::ChannelsLast);
+  EXPECT_EQ(Shape(cl.strides().begin(), cl.strides().end()), (Shape{24, 1, 8, 2}));
+  EXPECT_TRUE(cl.is_contiguous(MemoryFormat::ChannelsLast));
+  EXPECT_FALSE(cl.is_contiguous());
+  EXPECT_TRUE(all(eq(cl, x)).item<bool>());
+  EXPECT_TRUE(contiguous(cl, MemoryFormat::ChannelsLast).is_same(cl));
+  EXPECT_THROW(contiguous(zeros({2, 3}), MemoryFormat::ChannelsLast), Error);
+}
+
+TEST(MemoryFormats, ResizeGrowsTheStorageAndKeepsItsValues) {
+  Tensor x = arange(0, 6, 1, ScalarType::Float32);
+  resize_(x, {3, 4});
+  EXPECT_EQ(x.numel(), 12);
+  EXPECT_EQ(x.data_ptr<float>()[5], 5.0f);
+  resize_(x, {2});
+  EXPECT_EQ(x.data_ptr<float>()[1], 1.0f);
+}
+
 TEST(Allocator, ReusesFreedBlocks) {
   void* first = nullptr;
   {

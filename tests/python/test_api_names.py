@@ -17,7 +17,6 @@ import tensorplay
 NAMESPACES = ("nn", "nn.functional", "nn.init", "nn.utils", "nn.utils.rnn", "optim", "optim.swa_utils")
 
 FLOAT8 = "a float8 scaled matmul (or its scaling enums): tensorplay has no float8 dtypes"
-MEMORY_FORMAT = "tensorplay has no memory formats (channels_last) to convert weights to"
 
 EXCLUDED = {
     ("nn.functional", "scaled_mm"): FLOAT8,
@@ -25,8 +24,6 @@ EXCLUDED = {
     ("nn.functional", "ScalingType"): FLOAT8,
     ("nn.functional", "SwizzleType"): FLOAT8,
     ("nn.functional", "grouped_mm"): "the grouped (mixture-of-experts) matmul over offsets is not written yet",
-    ("nn.utils", "convert_conv2d_weight_memory_format"): MEMORY_FORMAT,
-    ("nn.utils", "convert_conv3d_weight_memory_format"): MEMORY_FORMAT,
 }
 
 

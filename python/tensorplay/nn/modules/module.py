@@ -380,11 +380,13 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
-        """to(device), to(dtype) or to(device, dtype): floating parameters and buffers take the dtype."""
+        """to(device), to(dtype), to(device, dtype) or to(memory_format=...): floating parameters and
+        buffers take the dtype; those of 4 or 5 dims take the memory format (channels_last for images)."""
         from tensorplay._C import device as device_type, dtype as dtype_type
 
         device = kwargs.pop("device", None)
         dtype = kwargs.pop("dtype", None)
+        memory_format = kwargs.pop("memory_format", None)
         kwargs.pop("non_blocking", None)
         for arg in args:
             if isinstance(arg, dtype_type):
@@ -398,6 +400,8 @@ class Module:
 
         def convert(t):
             target = dtype if (dtype is not None and t.is_floating_point()) else t.dtype
+            if memory_format is not None and t.dim() in (4, 5):
+                return t.to(device=device, dtype=target, memory_format=memory_format)
             return t.to(device=device, dtype=target) if device is not None else t.to(target)
 
         return self._apply(convert)
