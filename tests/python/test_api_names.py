@@ -23,7 +23,6 @@ EXCLUDED = {
     ("nn.functional", "scaled_grouped_mm"): FLOAT8,
     ("nn.functional", "ScalingType"): FLOAT8,
     ("nn.functional", "SwizzleType"): FLOAT8,
-    ("nn.functional", "grouped_mm"): "the grouped (mixture-of-experts) matmul over offsets is not written yet",
 }
 
 
