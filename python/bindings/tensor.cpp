@@ -112,7 +112,14 @@ void init_tensor(nb::module_& m) {
   m.def("_set_streamed_bytes", &cpu::simd::set_streamed_bytes, "bytes"_a);
   m.def("_cpu_empty_cache", &cpu_empty_cache);
 
-  // Tensor(*sizes) is uninitialised float; Tensor(sequence) copies data (see tensorplay.tensor).
+  // tensorplay.Tensor(2, 3) and Tensor([1, 2]), PyTorch's legacy constructor: __new__ hands its
+  // arguments to the Python function that builds the tensor (tensorplay/_legacy_constructors.py).
+  static auto& legacy_constructor = persistent();
+  m.def("_set_legacy_constructor", [](nb::object f) { legacy_constructor = f; });
+  cls.def_static("__new__", [](nb::handle type, nb::args args, nb::kwargs kwargs) {
+    return legacy_constructor(type, *args, **kwargs);
+  }, "cls"_a, "args"_a, "kwargs"_a);
+  cls.def("__init__", [](nb::handle, nb::args, nb::kwargs) {});
   // A new tensor object of a subclass (Parameter) over data's memory, with no history and no view
   // base: it is a tensor of its own that happens to share data's storage.
   cls.def_static("_make_subclass", [](nb::handle type, const Tensor& data, bool requires_grad) {

@@ -28,6 +28,7 @@ from tensorplay._C import Tensor, device, dtype, Generator
 from tensorplay._C import _amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_
 from tensorplay._dtypes import finfo, iinfo
 from tensorplay._size import Size
+from tensorplay._legacy_constructors import *  # noqa: F401,F403  (torch.Tensor(2, 3), FloatTensor, ...)
 from tensorplay._tensor import tensor, as_tensor, equal, from_numpy, is_floating_point, numel, result_type
 from tensorplay import amp, autograd, backends, cpu, cuda, linalg, nn, optim
 from tensorplay.functional import cdist, einsum, tensordot

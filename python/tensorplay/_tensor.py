@@ -45,6 +45,9 @@ _NUMPY_TO_DTYPE = {
 }
 
 
+_NUMPY_DTYPE_OF = {dtype: array_dtype for array_dtype, dtype in _NUMPY_TO_DTYPE.items()}
+
+
 def _numpy_dtype(dtype):
     if dtype in _NUMPY_TO_DTYPE:
         return _NUMPY_TO_DTYPE[dtype]
@@ -96,6 +99,22 @@ def _wide_array(data, dtype):
         raise RuntimeError(f"tensor(): Overflow when unpacking long: {e}") from None
 
 
+def _check_fits(array, dtype):
+    """Python numbers must fit an integral dtype they are converted to, as PyTorch checks them
+    (NumPy data is cast like NumPy casts, without the check): ints may wrap around an unsigned
+    dtype from below (-1 is 255 in uint8), floats must lie within its range."""
+    if dtype.is_floating_point or dtype == _C.bool or array.size == 0:
+        return
+    info = np.iinfo(_NUMPY_DTYPE_OF[dtype])
+    if array.dtype.kind == "f":
+        fits = np.isfinite(array).all() and array.min() >= info.min and array.max() <= info.max
+    else:
+        low = -info.max if info.min == 0 else info.min
+        fits = array.min() >= low and array.max() <= info.max
+    if not fits:
+        raise RuntimeError(f"value cannot be converted to type {str(dtype).split('.')[-1]} without overflow")
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False):
     """A new tensor holding a copy of data: a number, nested lists/tuples, an array or a tensor.
 
@@ -116,6 +135,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
                          "copy of your array with array.copy().)")
     _, inferred = _scan(data)
     array = _wide_array(data, inferred)
+    if dtype is not None and not isinstance(data, np.ndarray):
+        _check_fits(array, dtype)
     if array.dtype.kind == "u" and array.dtype != np.uint8:
         array = array.astype(np.int64)
     out = from_numpy(array if array.flags.c_contiguous else array.copy(order="C")).clone()
