@@ -204,7 +204,7 @@ void reduce_typed(const Tensor& out, const Tensor& in, const std::vector<bool>& 
   int64_t first_kept = 0, last_kept = ndim - 1;
   while (first_kept < ndim && mask[first_kept]) ++first_kept;
   while (last_kept >= 0 && mask[last_kept]) --last_kept;
-  bool around = in.is_contiguous() && out.is_contiguous() && kept > 1 && last_kept < ndim - 1;
+  bool around = in.is_contiguous() && out.is_contiguous() && kept > 1 && reduced > 0 && last_kept < ndim - 1;
   for (int64_t d = first_kept; around && d <= last_kept; ++d) around = !mask[d];
   if (around) {
     const int64_t inner = numel(in.sizes().subspan(last_kept + 1)), outer = reduced / inner;

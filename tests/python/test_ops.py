@@ -339,6 +339,20 @@ def test_reductions_around_kept_dims_match_torch(dims, dtype):
         np.testing.assert_allclose(got.double().numpy(), want.double().numpy(), rtol=1e-2, equal_nan=True, err_msg=op)
 
 
+@pytest.mark.parametrize("shape,dim", [((2, 0), 1), ((2, 0, 3), 1), ((0, 2), 0), ((3, 0, 2), (0, 1)), ((2, 0), None)],
+                         ids=str)
+@pytest.mark.parametrize("op", ["sum", "prod", "mean", "nansum", "std", "var", "logsumexp", "any", "all"])
+def test_reductions_over_an_empty_dim_match_torch(op, shape, dim):
+    """Reducing dims of size 0 gives each reduction's identity (or NaN for a mean), never a crash."""
+    if (op == "logsumexp" and dim is None) or (op == "prod" and isinstance(dim, tuple)):
+        dim = 0  # logsumexp needs a dim, prod takes one dim only
+    kwargs = {} if dim is None else {"dim": dim}
+    want = getattr(torch, op)(torch.zeros(shape), **kwargs)
+    got = getattr(tensorplay, op)(tensorplay.zeros(shape), **kwargs)
+    assert tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_array_equal(got.double().numpy(), want.double().numpy())
+
+
 BINARY_ROWS = ["mul", "floor_divide", "remainder", "pow", "atan2", "maximum", "minimum", "bitwise_and", "bitwise_or",
                "bitwise_xor", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"]
 
