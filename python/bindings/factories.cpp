@@ -94,8 +94,10 @@ void init_factories(nb::module_& m) {
     FactoryOptions o = options(dtype, device);
     Shape sizes = sizes_arg(size, "empty");
     nb::gil_scoped_release released;
-    return requiring_grad(empty_strided(sizes, memory_format_strides("empty", sizes, format), o.dtype, o.device),
-                          requires_grad);
+    Tensor out = format == MemoryFormat::Contiguous
+                     ? empty(sizes, o.dtype, o.device)
+                     : empty_strided(sizes, memory_format_strides("empty", sizes, format), o.dtype, o.device);
+    return requiring_grad(out, requires_grad);
   }, "size"_a, TP_FACTORY_KWARGS, "memory_format"_a = MemoryFormat::Contiguous);
   def_like_factory(m, "zeros_like", [](const Tensor& t) { return zero_(t); });
   def_like_factory(m, "ones_like", [](const Tensor& t) { return fill_(t, 1); });

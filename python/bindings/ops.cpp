@@ -4,17 +4,82 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/variant.h>
 
+#include "autograd/grad_mode.h"
 #include "bindings.h"
 
 namespace tp::python {
 
 namespace {
 
-// Binds f as tensorplay.<name>(input, ...) and Tensor.<name>(...).
+// Writes an op's result into the tensor passed as out=, as PyTorch does: out keeps its dtype if the
+// result can be cast to it, takes the result's shape (warning when a nonempty out had another), and
+// is returned. Holds the GIL (for the warning) except while copying.
+Tensor write_out(const char* op, const Tensor& out, const Tensor& result) {
+  TP_CHECK(!(result.requires_grad() && is_grad_enabled()), "[", op, "] functions with out=... arguments don't "
+           "support automatic differentiation, but one of the arguments requires grad.");
+  TP_CHECK(can_cast(result.dtype(), out.dtype()), "[", op, "] result type ", name(result.dtype()),
+           " can't be cast to the desired output type ", name(out.dtype()));
+  if (!std::ranges::equal(out.sizes(), result.sizes())) {
+    if (out.numel() != 0) {
+      std::string message = "An output with one or more elements was resized since it had shape " +
+                            to_string(out.sizes()) + ", which does not match the required output shape " +
+                            to_string(result.sizes()) + ". This behavior is deprecated, and in a future PyTorch "
+                            "release outputs will not be resized unless they have zero elements. You can explicitly "
+                            "reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).";
+      if (PyErr_WarnEx(PyExc_UserWarning, message.c_str(), 1) < 0) throw nb::python_error();
+    }
+    resize_(out, result.sizes());
+  }
+  nb::gil_scoped_release released;
+  return copy_(out, result);
+}
+
+// The parameter types of a lambda, for the out= form of the op it binds.
+template <class F>
+struct Signature : Signature<decltype(&std::remove_cvref_t<F>::operator())> {};
+template <class C, class R, class... Args>
+struct Signature<R (C::*)(Args...) const> {
+  using Result = R;
+  template <class G>
+  static auto with_out(const char* name, G f) {
+    return [name, f](Args... args, std::optional<Tensor> out) -> Tensor {
+      Tensor result;
+      {
+        nb::gil_scoped_release released;
+        result = f(args...);
+      }
+      return out ? write_out(name, *out, result) : result;
+    };
+  }
+};
+
+// The functions of torch's namespace that take no out=: the views, and a few others.
+constexpr std::string_view kWithoutOut[] = {
+    "transpose", "swapaxes", "swapdims", "t", "movedim", "broadcast_to", "squeeze", "unsqueeze", "flatten",
+    "unflatten", "narrow", "select", "as_strided", "diagonal", "relu", "isnan", "isinf", "isfinite", "rsub",
+    "masked_fill", "trace", "dist", "argsort"};
+
+// Binds f as tensorplay.<name>(input, ...) and Tensor.<name>(...), with PyTorch's out= where it has
+// one. The out= form is an overload of its own, tried only when the plain one does not match, so
+// calls without out= pay nothing for it.
 template <class F, class... Extra>
 void def_op(nb::module_& m, const char* name, F&& f, const Extra&... extra) {
   m.def(name, f, "input"_a, extra..., release_gil());
   tensor_class().def(name, f, extra..., release_gil());
+  if constexpr (std::is_same_v<typename Signature<F>::Result, Tensor>) {
+    if (std::ranges::find(kWithoutOut, std::string_view(name)) != std::end(kWithoutOut)) return;
+    auto with_out = Signature<F>::with_out(name, f);
+    if constexpr ((std::is_same_v<Extra, nb::kw_only> || ...))
+      m.def(name, with_out, "input"_a, extra..., "out"_a.none());
+    else
+      m.def(name, with_out, "input"_a, extra..., nb::kw_only(), "out"_a.none());
+  }
+}
+
+// The out= form of a function that is not a Tensor method (cat, stack, where, ...).
+template <class F, class... Extra>
+void def_out_form(nb::module_& m, const char* name, F&& f, const Extra&... extra) {
+  m.def(name, Signature<F>::with_out(name, f), extra..., nb::kw_only(), "out"_a.none());
 }
 
 // Binds an in-place method.
@@ -305,7 +370,9 @@ void init_reductions(nb::module_& m) {
   for (bool is_max : {true, false}) {
     const char* name = is_max ? "max" : "min";
     // max(input), max(input, dim, keepdim=False) -> (values, indices), max(input, other).
-    m.def(name, [is_max](const Tensor& t) { return is_max ? max(t) : min(t); }, "input"_a, release_gil());
+    auto whole = [is_max](const Tensor& t) { return is_max ? max(t) : min(t); };
+    m.def(name, whole, "input"_a, release_gil());
+    def_out_form(m, name, whole, "input"_a);
     tensor_class().def(name, [is_max](const Tensor& t) { return is_max ? max(t) : min(t); }, release_gil());
     auto by_dim = [is_max](const Tensor& t, int64_t dim, bool keepdim) {
       return values_indices_of(is_max ? g_return_type_max : g_return_type_min,
@@ -315,6 +382,7 @@ void init_reductions(nb::module_& m) {
     tensor_class().def(name, by_dim, "dim"_a, "keepdim"_a = false);
     auto elementwise = [is_max](const Tensor& a, const Tensor& b) { return is_max ? maximum(a, b) : minimum(a, b); };
     m.def(name, elementwise, "input"_a, "other"_a, release_gil());
+    def_out_form(m, name, elementwise, "input"_a, "other"_a);
     tensor_class().def(name, elementwise, "other"_a, release_gil());
   }
   // sort(input, dim=-1, descending=False, *, stable=False) and the selections built on it, which
@@ -493,9 +561,14 @@ void init_shape(nb::module_& m) {
   def_op(m, "as_strided", [](const Tensor& t, const Shape& size, const Shape& stride, std::optional<int64_t> offset) {
     return as_strided(t, size, stride, offset);
   }, "size"_a, "stride"_a, "storage_offset"_a.none() = nb::none());
-  for (const char* name : {"cat", "concat", "concatenate"})
-    m.def(name, [](const TensorList& tensors, int64_t dim) { return cat(tensors, dim); }, "tensors"_a, "dim"_a = 0, release_gil());
-  m.def("stack", [](const TensorList& tensors, int64_t dim) { return stack(tensors, dim); }, "tensors"_a, "dim"_a = 0, release_gil());
+  auto cat_fn = [](const TensorList& tensors, int64_t dim) { return cat(tensors, dim); };
+  for (const char* name : {"cat", "concat", "concatenate"}) {
+    m.def(name, cat_fn, "tensors"_a, "dim"_a = 0, release_gil());
+    def_out_form(m, name, cat_fn, "tensors"_a, "dim"_a = 0);
+  }
+  auto stack_fn = [](const TensorList& tensors, int64_t dim) { return stack(tensors, dim); };
+  m.def("stack", stack_fn, "tensors"_a, "dim"_a = 0, release_gil());
+  def_out_form(m, "stack", stack_fn, "tensors"_a, "dim"_a = 0);
 }
 
 void init_index_ops(nb::module_& m) {
@@ -522,10 +595,14 @@ void init_index_ops(nb::module_& m) {
   def_op(m, "masked_fill", [](const Tensor& t, const Tensor& mask, const Tensor& v) { return masked_fill(t, mask, v); }, "mask"_a, "value"_a);
   def_method("masked_fill_", [](Tensor& t, const Tensor& mask, const Scalar& v) -> Tensor { return masked_fill_(t, mask, v); }, "mask"_a, "value"_a);
   def_method("masked_fill_", [](Tensor& t, const Tensor& mask, const Tensor& v) -> Tensor { return masked_fill_(t, mask, v); }, "mask"_a, "value"_a);
-  m.def("where", [](const Tensor& c, const Tensor& a, const Tensor& b) { return where(c, a, b); }, "condition"_a, "input"_a, "other"_a, release_gil());
-  m.def("where", [](const Tensor& c, const Tensor& a, const Scalar& b) { return where(c, a, b); }, "condition"_a, "input"_a, "other"_a, release_gil());
-  m.def("where", [](const Tensor& c, const Scalar& a, const Tensor& b) { return where(c, a, b); }, "condition"_a, "input"_a, "other"_a, release_gil());
-  m.def("where", [](const Tensor& c, const Scalar& a, const Scalar& b) { return where(c, a, b); }, "condition"_a, "input"_a, "other"_a, release_gil());
+  auto def_where = [&m](auto f) {
+    m.def("where", f, "condition"_a, "input"_a, "other"_a, release_gil());
+    def_out_form(m, "where", f, "condition"_a, "input"_a, "other"_a);
+  };
+  def_where([](const Tensor& c, const Tensor& a, const Tensor& b) { return where(c, a, b); });
+  def_where([](const Tensor& c, const Tensor& a, const Scalar& b) { return where(c, a, b); });
+  def_where([](const Tensor& c, const Scalar& a, const Tensor& b) { return where(c, a, b); });
+  def_where([](const Tensor& c, const Scalar& a, const Scalar& b) { return where(c, a, b); });
   m.def("where", [](const Tensor& c) { return nonzero_tuple(c); }, "condition"_a);
   tensor_class().def("where", [](const Tensor& self, const Tensor& c, const Tensor& b) { return where(c, self, b); }, "condition"_a, "other"_a);
   tensor_class().def("where", [](const Tensor& self, const Tensor& c, const Scalar& b) { return where(c, self, b); }, "condition"_a, "other"_a);
@@ -533,12 +610,18 @@ void init_index_ops(nb::module_& m) {
     return as_tuple ? nonzero_tuple(t) : wrap(nonzero(t));
   };
   m.def("nonzero", nonzero_fn, "input"_a, nb::kw_only(), "as_tuple"_a = false);
+  def_out_form(m, "nonzero", [](const Tensor& t) { return nonzero(t); }, "input"_a);
   tensor_class().def("nonzero", nonzero_fn, nb::kw_only(), "as_tuple"_a = false);
 }
 
 }  // namespace
 
 void init_ops(nb::module_& m) {
+  // The same out= writing for the ops written in Python (tensorplay/_composites/_forms.py).
+  m.def("_write_out", [](const std::string& op, const Tensor& out, const Tensor& result) {
+    return write_out(op.c_str(), out, result);
+  }, "op"_a, "out"_a, "result"_a);
+  m.def("can_cast", [](ScalarType from, ScalarType to) { return can_cast(from, to); }, "from_"_a, "to"_a);
   init_elementwise(m);
   init_operators();
   init_reductions(m);
