@@ -55,3 +55,23 @@ class iinfo:
 
     def __repr__(self):
         return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
+
+
+# PyTorch's C++ names of the dtypes, which its errors print: ATen's ScalarType names ('Long', in
+# "not implemented for 'Long'") and the C++ types of the elements ('long int', 'c10::Half').
+_ATEN_NAMES = {_C.bool: "Bool", _C.uint8: "Byte", _C.int8: "Char", _C.int16: "Short", _C.int32: "Int",
+               _C.int64: "Long", _C.float16: "Half", _C.bfloat16: "BFloat16", _C.float32: "Float",
+               _C.float64: "Double"}
+_CPP_NAMES = {_C.bool: "bool", _C.uint8: "unsigned char", _C.int8: "signed char", _C.int16: "short int",
+              _C.int32: "int", _C.int64: "long int", _C.float16: "c10::Half", _C.bfloat16: "c10::BFloat16",
+              _C.float32: "float", _C.float64: "double"}
+
+
+def aten_name(dtype):
+    """The dtype as ATen names it: 'Float', 'Long', 'BFloat16'."""
+    return _ATEN_NAMES[dtype]
+
+
+def cpp_type_name(dtype):
+    """The C++ type of the dtype's elements, as PyTorch's type-mismatch errors print it: 'float', 'long int'."""
+    return _CPP_NAMES[dtype]

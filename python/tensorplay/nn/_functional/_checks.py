@@ -5,18 +5,14 @@ import functools
 import re
 
 from tensorplay import _C
-
-_ATEN_NAMES = {
-    _C.bool: "Bool", _C.uint8: "Byte", _C.int8: "Char", _C.int16: "Short", _C.int32: "Int", _C.int64: "Long",
-    _C.float16: "Half", _C.bfloat16: "BFloat16", _C.float32: "Float", _C.float64: "Double",
-}
+from tensorplay._dtypes import aten_name
 
 _RENAMED = (RuntimeError, ValueError, TypeError, IndexError, NotImplementedError)
 
 
 def _aten_name(dtype):
     """The dtype as PyTorch's kernel errors name it ('Long', 'Half', ...)."""
-    return _ATEN_NAMES.get(dtype, str(dtype).split(".")[-1])
+    return aten_name(dtype)
 
 
 def _names(message, name):

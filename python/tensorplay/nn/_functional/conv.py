@@ -6,18 +6,12 @@ import tensorplay
 from tensorplay.amp.composite_casts import lower_precision_inputs
 from tensorplay import _C
 from tensorplay._C import _nn
+from tensorplay._dtypes import cpp_type_name
 from tensorplay.nn._functional._checks import _aten_name, _named, _tensor_arg
 from tensorplay.nn._functional._utils import _pair, _single, _triple
 from tensorplay.nn._functional.vision import pad
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "conv_tbc"]
-
-
-_CPP_NAMES = {
-    _C.bool: "bool", _C.uint8: "unsigned char", _C.int8: "signed char", _C.int16: "short int", _C.int32: "int",
-    _C.int64: "long int", _C.float16: "c10::Half", _C.bfloat16: "c10::BFloat16", _C.float32: "float",
-    _C.float64: "double",
-}
 
 
 def _compute_dtype(dtype):
@@ -186,8 +180,8 @@ def _conv3d_checked(input, weight, bias, stride, padding, dilation, groups):
     out = _conv3d(input.to(compute), weight.to(compute), _to_compute(bias, compute), stride, padding, dilation,
                   groups, batched)
     if bias is not None and bias.dtype != input.dtype:
-        raise RuntimeError(f"Input type ({_CPP_NAMES.get(input.dtype, input.dtype)}) and bias type "
-                           f"({_CPP_NAMES.get(bias.dtype, bias.dtype)}) should be the same")
+        raise RuntimeError(f"Input type ({cpp_type_name(input.dtype)}) and bias type "
+                           f"({cpp_type_name(bias.dtype)}) should be the same")
     if any(d > 1 for d in dilation):
         # A dilated convolution runs PyTorch's slow_conv_dilated kernel: int64 and the floating dtypes.
         if input.dtype not in (_C.int64, _C.float16, _C.bfloat16, _C.float32, _C.float64):

@@ -2,6 +2,7 @@
 
 import tensorplay
 from tensorplay._C import _nn
+from tensorplay._dtypes import aten_name
 
 __all__ = ["linear", "bilinear", "grouped_mm"]
 
@@ -14,11 +15,7 @@ def bilinear(input1, input2, weight, bias=None):
     return _nn.bilinear(input1, input2, weight, bias)
 
 
-_GROUPED_MM_DTYPES = {"float32": "Float32", "bfloat16": "BFloat16", "float16": "Float16"}
-_ATEN_NAMES = {"float64": "Double", "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
-               "uint8": "Byte", "bool": "Bool"}
-
-
+_GROUPED_MM_DTYPES = (tensorplay.float32, tensorplay.bfloat16, tensorplay.float16)
 def grouped_mm(mat_a, mat_b, *, offs=None, bias=None, out_dtype=None):
     """One matmul per group (expert), the groups given by a leading dim of size G of a 3-D operand, or
     by the offsets `offs` (int32, increasing; offs[i] ends group i) into the jagged dim of a 2-D one:
@@ -71,10 +68,9 @@ def _check_grouped_mm(mat_a, mat_b, offs, bias, out_dtype):
     for name, t in (("mat_a", mat_a), ("mat_b", mat_b)):
         if not isinstance(t, tensorplay.Tensor):
             raise TypeError(f"grouped_mm(): argument '{name}' must be Tensor, not {type(t).__name__}")
-        dtype = str(t.dtype).split(".")[-1]
-        if dtype not in _GROUPED_MM_DTYPES:
+        if t.dtype not in _GROUPED_MM_DTYPES:
             raise RuntimeError(f"grouped_mm: Expected {name} to be Float32, BFloat16 or Float16 matrix, got "
-                               f"{_ATEN_NAMES.get(dtype, dtype)}")
+                               f"{aten_name(t.dtype)}")
         if t.dim() not in (2, 3):
             raise RuntimeError(f"grouped_mm: {name} has to be 2 or 3d")
         _check_strides(t)

@@ -18,6 +18,7 @@ import re
 import tensorplay
 from tensorplay.amp.composite_casts import float32_inputs
 from tensorplay._C import _nn
+from tensorplay._dtypes import aten_name
 from tensorplay.nn._functional._checks import _names
 from tensorplay.nn._functional._utils import _pair, _single, _triple
 from tensorplay.nn._functional.activation import relu
@@ -35,11 +36,6 @@ __all__ = [
     "max_unpool1d", "max_unpool2d", "max_unpool3d",
 ]
 
-# PyTorch's names of the dtypes, for its "not implemented for 'Long'" errors.
-_SCALAR_TYPE_NAMES = {
-    "float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int8": "Char",
-    "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool",
-}
 _FLOATS = ("float32", "float64", "float16", "bfloat16")
 _INTEGERS = ("int8", "int16", "int32", "int64", "uint8")
 
@@ -159,7 +155,7 @@ def _require_dtype(input, kernel, dtypes):
     """torch's kernels are compiled for some dtypes only; the others raise as torch does."""
     name = _dtype_name(input.dtype)
     if name not in dtypes:
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{_SCALAR_TYPE_NAMES.get(name, name)}\'')
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{aten_name(input.dtype)}\'')
 
 
 def _ntuple(x, n):
@@ -714,7 +710,7 @@ def _max_unpool(input, indices, output_size, n, name):
     input, = float32_inputs(input)
     if indices.dtype != tensorplay.int64:
         raise RuntimeError(f"elements in indices should be type int64 but got: "
-                           f"{_SCALAR_TYPE_NAMES.get(_dtype_name(indices.dtype))}")
+                           f"{aten_name(indices.dtype)}")
     if list(indices.shape) != list(input.shape):
         raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) "
                            f"but got indices tensor with shape: {list(indices.shape)}")
