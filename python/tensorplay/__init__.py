@@ -38,6 +38,7 @@ from tensorplay.amp import autocast
 from tensorplay.random import get_rng_state, set_rng_state
 from tensorplay.autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from tensorplay.serialization import save, load
+from tensorplay._composites import *  # noqa: F401,F403  (the torch namespace's long tail)
 
 # PyTorch's aliases for the dtypes.
 float = float32  # noqa: A001

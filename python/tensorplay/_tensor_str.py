@@ -1,26 +1,61 @@
 """Tensor.__repr__, laid out exactly as PyTorch prints tensors."""
 
+import contextlib
+import dataclasses
 import math
-from dataclasses import dataclass
 
 from tensorplay import _C
 
 
-@dataclass
+@dataclasses.dataclass
 class _PrintOptions:
     precision: int = 4
     threshold: float = 1000
     edgeitems: int = 3
     linewidth: int = 80
+    sci_mode: bool | None = None  # None: chosen from the values shown
 
 
 PRINT_OPTS = _PrintOptions()
 
+# The profiles set every option but sci_mode.
+_PROFILES = {
+    "default": dict(precision=4, threshold=1000, edgeitems=3, linewidth=80),
+    "short": dict(precision=2, threshold=1000, edgeitems=2, linewidth=80),
+    "full": dict(precision=4, threshold=math.inf, edgeitems=3, linewidth=80),
+}
 
-def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None):
-    for name, value in dict(precision=precision, threshold=threshold, edgeitems=edgeitems, linewidth=linewidth).items():
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None):
+    """Sets how tensors print, as NumPy's options of the same names: digits after the point
+    (precision), the element count above which a tensor is summarised (threshold) to edgeitems at
+    each end of each dim, the line width, and scientific notation (sci_mode: True, False, or None to
+    choose it from the values). profile ("default", "short", "full") sets the first four at once;
+    the options given override it. sci_mode is reset to None when not given, as in PyTorch."""
+    if profile is not None:
+        for name, value in _PROFILES.get(profile, {}).items():
+            setattr(PRINT_OPTS, name, value)
+    for name, value in dict(precision=precision, threshold=threshold, edgeitems=edgeitems,
+                            linewidth=linewidth).items():
         if value is not None:
             setattr(PRINT_OPTS, name, value)
+    PRINT_OPTS.sci_mode = sci_mode
+
+
+def get_printoptions():
+    """The current print options, as keyword arguments for set_printoptions()."""
+    return dataclasses.asdict(PRINT_OPTS)
+
+
+@contextlib.contextmanager
+def printoptions(**kwargs):
+    """Print options set for a block (the arguments of set_printoptions), restored after it."""
+    old = get_printoptions()
+    set_printoptions(**kwargs)
+    try:
+        yield
+    finally:
+        set_printoptions(**old)
 
 
 class _Formatter:
@@ -41,15 +76,14 @@ class _Formatter:
         largest, smallest = max(magnitudes), min(magnitudes)
         self.int_mode = all(math.ceil(v) == v for v in finite)
         p = PRINT_OPTS.precision
-        if self.int_mode:
-            if largest / smallest > 1000.0 or largest > 1.0e8:
-                self.sci_mode = True
-                self.max_width = max(len(f"{v:.{p}e}") for v in finite)
-            else:
-                self.max_width = max(len(f"{v:.0f}") + 1 for v in finite)
-        elif largest / smallest > 1000.0 or largest > 1.0e8 or smallest < 1.0e-4:
-            self.sci_mode = True
+        if PRINT_OPTS.sci_mode is None:
+            self.sci_mode = largest / smallest > 1000.0 or largest > 1.0e8 or smallest < 1.0e-4
+        else:
+            self.sci_mode = PRINT_OPTS.sci_mode
+        if self.sci_mode:
             self.max_width = max(len(f"{v:.{p}e}") for v in finite)
+        elif self.int_mode:
+            self.max_width = max(len(f"{v:.0f}") + 1 for v in finite)
         else:
             self.max_width = max(len(f"{v:.{p}f}") for v in finite)
 
@@ -80,7 +114,9 @@ def _summarized(t):
         return t
     e = PRINT_OPTS.edgeitems
     if t.dim() == 1:
-        return _C.cat([t[:e], t[-e:]]) if t.size(0) > 2 * e else t
+        return _C.cat([t[:e], t[t.size(0) - e:]]) if t.size(0) > 2 * e else t
+    if e == 0:  # nothing shown but "..."
+        return t.new_empty([0] * t.dim())
     if t.size(0) > 2 * e:
         parts = [_summarized(t[i]) for i in list(range(e)) + list(range(t.size(0) - e, t.size(0)))]
     else:
@@ -92,7 +128,9 @@ def _vector_str(t, indent, summarize, formatter):
     element_length = formatter.max_width + 2
     per_line = max(1, int(math.floor((PRINT_OPTS.linewidth - indent) / element_length)))
     e = PRINT_OPTS.edgeitems
-    if summarize and t.size(0) > 2 * e:
+    if summarize and e == 0:
+        data = ["..."]
+    elif summarize and t.size(0) > 2 * e:
         data = [formatter.format(v) for v in _flat_values(t[:e])] + [" ..."] + \
                [formatter.format(v) for v in _flat_values(t[-e:])]
     else:
@@ -147,6 +185,8 @@ def tensor_repr(self, *, tensor_contents=None):
             suffixes.append(f"size={tuple(self.shape)}")
         body = "[]"
     else:
+        if not PRINT_OPTS.edgeitems:  # the values are all "...": the shape is said instead
+            suffixes.append(f"size={tuple(self.shape)}")
         data = self.detach()
         summarize = data.numel() > PRINT_OPTS.threshold
         shown = _summarized(data) if summarize else data

@@ -4,6 +4,7 @@ arguments or one list), tensordot (dims as a count or as two lists), cdist (comp
 import numbers
 
 from tensorplay import _C
+from tensorplay._composites._forms import write_out
 
 __all__ = ["einsum", "tensordot", "cdist"]
 
@@ -27,7 +28,7 @@ def einsum(equation, *operands):
 
 def tensordot(a, b, dims=2, out=None):
     if out is not None:
-        raise TypeError("tensordot(): out= is not supported")
+        return write_out("tensordot", out, tensordot(a, b, dims))
     _check_tensors("tensordot", a=a, b=b)
     if isinstance(dims, _C.Tensor):  # as PyTorch reads it: two rows of dims, or one count
         dims = (dims[0].tolist(), dims[1].tolist()) if dims.numel() > 1 else int(dims.item())

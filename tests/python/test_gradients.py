@@ -31,6 +31,7 @@ import numpy as np
 import pytest
 import torch
 
+import op_table
 import tensorplay
 from op_table import NUMPY_DTYPES, TABLE, TOLERANCES, DType, Maker, Op, S, Sample, View
 from shared import run_isolated
@@ -106,6 +107,11 @@ GRADIENT_OPS = """
     interpolate.bicubic_antialias interpolate.area unfold fold pixel_shuffle pixel_unshuffle channel_shuffle
     grid_sample grid_sample.nearest grid_sample.bicubic affine_grid
 """.split()
+
+# The composite families' rows files classify their own rows.
+for family in op_table.COMPOSITE_FAMILIES:
+    GRADIENT_OPS += family.GRADIENT_LABELS
+    NOT_DIFFERENTIABLE.update(family.NOT_DIFFERENTIABLE)
 
 # Samples run besides the automatic choice, where the first usable sample misses the op's own backward path.
 EXTRA_SAMPLES = {

@@ -33,7 +33,14 @@ def has_float32_input(args):
                for a in args)
 
 
-def outcome(m, fn, args, kwargs, region):
+# torch's op is a composite whose own parts meet autocast's promote with the region's other 16-bit
+# dtype (a float32 constant, a cat) and raise "Unexpected floating ScalarType in
+# at::autocast::prioritize"; tensorplay's op keeps its inputs' dtypes, as torch's does outside the
+# region, which is what it is compared with.
+PROMOTE_INSIDE = {"unique", "unique_consecutive", "combinations", "gradient", "convolution"}
+
+
+def outcome(m, fn, args, kwargs, region, name=None):
     """The output dtypes of fn under `region`, or the kind of exception it raised."""
     if region == "none":
         result, error = test_ops.run(fn, m, args, kwargs)
@@ -45,6 +52,8 @@ def outcome(m, fn, args, kwargs, region):
         # other than the region's met before any float32; tensorplay's is order-free, float32
         # winning (test_autocast_ops.py, test_promote_with_float32_is_order_free).
         return ["float32"]
+    if m is torch and "autocast::prioritize" in str(error) and name in PROMOTE_INSIDE:
+        return outcome(m, fn, args, kwargs, "none")
     if error is not None:
         kind = test_ops.exception_kind(error)
         return f"raised {kind.__name__ if kind else type(error).__name__}"
@@ -58,7 +67,7 @@ def test_output_dtypes_match_torch(region):
     for case in CASES:
         args, kwargs = case.sample.args, case.sample.kwargs
         expected = outcome(torch, case.torch_fn, test_ops.convert(torch, list(args)),
-                           test_ops.convert(torch, kwargs), region)
+                           test_ops.convert(torch, kwargs), region, case.op.name)
         actual = outcome(tensorplay, case.fn, test_ops.convert(tensorplay, list(args)),
                          test_ops.convert(tensorplay, kwargs), region)
         if actual != expected:

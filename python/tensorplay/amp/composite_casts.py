@@ -5,6 +5,8 @@ on autocast's lower-precision or float32 list as a whole casts its inputs once o
 with these, so that all of it runs in the dtype its policy names (its parts then see inputs that
 are already in that dtype)."""
 
+import functools
+
 import tensorplay
 
 _REDUCED_FLOATS = (tensorplay.bfloat16, tensorplay.float16)
@@ -38,3 +40,14 @@ def float32_inputs(*tensors):
             return t.float()
         return t
     return [cast(t) for t in tensors]
+
+
+def outside_autocast(fn):
+    """fn is an op PyTorch runs as one kernel that is on none of autocast's lists: it computes in
+    its inputs' dtypes even inside an autocast region, so the ops it is made of must not cast
+    either (a matmul inside `inner`, a `where` inside a window function)."""
+    @functools.wraps(fn)
+    def op(*args, **kwargs):
+        with tensorplay.autocast("cpu", enabled=False):
+            return fn(*args, **kwargs)
+    return op
