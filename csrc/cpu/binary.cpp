@@ -90,17 +90,17 @@ void with_binary_fn(BinaryOp op, const Scalar& alpha, Apply apply, ApplyBool app
   constexpr bool numeric = !std::is_same_v<T, bool>;
   switch (op) {
     case BinaryOp::Add:
-      if (alpha.to_double() == 1) return apply([](M a, M b) { return M(a + b); });
-      return apply([al = rounded_alpha<T>(alpha)](M a, M b) { return M(a + al * b); });
+      if (alpha.to_double() == 1) return apply([](M a, M b) { return math::add(a, b); });
+      return apply([al = rounded_alpha<T>(alpha)](M a, M b) { return math::add(a, math::mul(al, b)); });
     case BinaryOp::Sub:
-      if (alpha.to_double() == 1) return apply([](M a, M b) { return M(a - b); });
-      return apply([al = rounded_alpha<T>(alpha)](M a, M b) { return M(a - al * b); });
+      if (alpha.to_double() == 1) return apply([](M a, M b) { return math::sub(a, b); });
+      return apply([al = rounded_alpha<T>(alpha)](M a, M b) { return math::sub(a, math::mul(al, b)); });
     case BinaryOp::Lerp:
       if constexpr (floating) return apply([w = alpha.to<M>()](M a, M b) { return math::lerp(a, b, w); });
       break;
     case BinaryOp::Mul:
       if constexpr (std::is_same_v<T, bool>) return apply([](M a, M b) { return M(a && b); });
-      else return apply([](M a, M b) { return M(a * b); });
+      else return apply([](M a, M b) { return math::mul(a, b); });
     case BinaryOp::Div:
       if constexpr (numeric) return apply([](M a, M b) { return M(a / b); });
       break;

@@ -140,6 +140,28 @@ template <class M> inline M remainder(M a, M b) {
 }
 
 // Integer power by squaring; negative exponents give 0 except for bases 1 and -1, as in PyTorch.
+// Integer +, - and * wrap around on overflow, as PyTorch's do (two's complement), instead of
+// being undefined behaviour for signed types: they compute in an unsigned type at least as wide as
+// unsigned int (narrower ones would promote to int and overflow there).
+template <class M>
+using Wrapping = std::conditional_t<(sizeof(M) < sizeof(unsigned)), unsigned, std::make_unsigned_t<M>>;
+
+template <class M> inline M add(M a, M b) {
+  if constexpr (std::is_integral_v<M> && !std::is_same_v<M, bool>)
+    return static_cast<M>(static_cast<Wrapping<M>>(a) + static_cast<Wrapping<M>>(b));
+  else return M(a + b);
+}
+template <class M> inline M sub(M a, M b) {
+  if constexpr (std::is_integral_v<M> && !std::is_same_v<M, bool>)
+    return static_cast<M>(static_cast<Wrapping<M>>(a) - static_cast<Wrapping<M>>(b));
+  else return M(a - b);
+}
+template <class M> inline M mul(M a, M b) {
+  if constexpr (std::is_integral_v<M> && !std::is_same_v<M, bool>)
+    return static_cast<M>(static_cast<Wrapping<M>>(a) * static_cast<Wrapping<M>>(b));
+  else return M(a * b);
+}
+
 template <class M> inline M pow(M base, M exp) {
   if constexpr (std::is_same_v<M, bool>) {
     return base || !exp;

@@ -353,6 +353,18 @@ def test_reductions_over_an_empty_dim_match_torch(op, shape, dim):
     np.testing.assert_array_equal(got.double().numpy(), want.double().numpy())
 
 
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint8", "int16"])
+def test_integer_arithmetic_wraps_around_as_in_torch(dtype):
+    """add, sub and mul (with alpha) of integers past the dtype's range wrap around as PyTorch's
+    do, where the C++ arithmetic of signed types would be undefined."""
+    big = int(np.iinfo(getattr(np, dtype)).max)
+    values = [1, -5 if dtype != "uint8" else 5, big, big // 3 + 1]
+    t, x = torch.tensor(values, dtype=getattr(torch, dtype)), tensorplay.tensor(values, dtype=getattr(tensorplay, dtype))
+    for op in (lambda m, a: a * a, lambda m, a: a + a, lambda m, a: a - a * 3, lambda m, a: m.add(a, a, alpha=7),
+               lambda m, a: m.sub(a, a, alpha=5)):
+        assert op(tensorplay, x).tolist() == op(torch, t).tolist()
+
+
 BINARY_ROWS = ["mul", "floor_divide", "remainder", "pow", "atan2", "maximum", "minimum", "bitwise_and", "bitwise_or",
                "bitwise_xor", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"]
 
