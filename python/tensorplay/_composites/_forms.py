@@ -5,17 +5,8 @@ import functools
 
 from tensorplay import _C
 
-# The categories of type promotion: a result may be written into a destination of its own
-# category or a higher one (int into float), never a lower one (float into int).
-_BOOL, _INTEGRAL, _FLOATING = range(3)
-
-
-def _category(dtype):
-    if dtype == _C.bool:
-        return _BOOL
-    return _FLOATING if dtype.is_floating_point else _INTEGRAL
-
-
+# A result may be written into a destination of its own category (bool, integral, floating) or a
+# higher one, never a lower one: PyTorch's casting rule, from the C++ core.
 can_cast = _C.can_cast
 
 

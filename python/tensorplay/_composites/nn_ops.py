@@ -616,12 +616,7 @@ def _function_of_method(name):
 
 
 def _inplace_of_method(name):
-    method = getattr(Tensor, name)
-
-    def op(input, *args, **kwargs):
-        return method(input, *args, **kwargs)
-    op.__name__ = op.__qualname__ = name
-    return inplace(op)
+    return inplace(getattr(Tensor, name))
 
 
 for _name in TORCH_LEVEL_METHODS:

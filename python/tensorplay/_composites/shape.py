@@ -14,7 +14,7 @@ import warnings
 
 from tensorplay import _C, _tensor
 from tensorplay._C import Tensor
-from tensorplay._composites._forms import _category, can_cast, with_out, write_out
+from tensorplay._composites._forms import can_cast, with_out, write_out
 from tensorplay._dtypes import aten_name
 from tensorplay.amp.composite_casts import outside_autocast
 from tensorplay.autograd.function import Function
@@ -455,7 +455,7 @@ def _promoted_dtype(tensors):
     zero_dims = promote([t.dtype for t in tensors if t.dim() == 0])
     if dims is None or zero_dims is None:
         return dims or zero_dims
-    return _C.promote_types(dims, zero_dims) if _category(zero_dims) > _category(dims) else dims
+    return dims if can_cast(zero_dims, dims) else _C.promote_types(dims, zero_dims)
 
 
 @_named("block_diag")
