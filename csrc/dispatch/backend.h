@@ -173,6 +173,17 @@ class Backend {
                                  double momentum, double dampening, double weight_decay, bool nesterov,
                                  bool maximize) = 0;
 
+  // One LSTM time step's elementwise part over n rows (contiguous, one float dtype). `gates` holds
+  // the pre-activations of the input, forget, cell and output gates, [n, 4 * hidden] in that
+  // order, and is overwritten with their activations i, f, g, o; then c = f * c_prev + i * g and
+  // h = o * tanh(c).
+  virtual void lstm_cell(const Tensor& gates, const Tensor& c_prev, const Tensor& c, const Tensor& h) = 0;
+  // Its backward, from the activations `gates` and the states c_prev and c that lstm_cell saw and
+  // made: grad_gates (the pre-activations' gradient) from grad_h and grad_c, the gradients of h and
+  // c; grad_c is overwritten with the gradient of c_prev.
+  virtual void lstm_cell_backward(const Tensor& grad_gates, const Tensor& grad_c, const Tensor& grad_h,
+                                  const Tensor& gates, const Tensor& c_prev, const Tensor& c) = 0;
+
   // Mixed precision (amp/grad_scaler.cpp): t *= inv_scale in place, and found_inf (one float32)
   // set to 1 when any element of t is inf or NaN.
   virtual void unscale_and_check_finite(const Tensor& t, const Tensor& found_inf, const Tensor& inv_scale) = 0;

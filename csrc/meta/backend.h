@@ -33,6 +33,9 @@ class MetaBackend final : public Backend {
                          bool) override {}
 
   void gemm(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&, const Tensor&) override {}
+  void lstm_cell(const Tensor&, const Tensor&, const Tensor&, const Tensor&) override {}
+  void lstm_cell_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                          const Tensor&) override {}
 
   void gather(const Tensor&, const Tensor&, int64_t, const Tensor&) override {}
   void scatter(const Tensor&, int64_t, const Tensor&, const Tensor&, ScatterReduce) override {}

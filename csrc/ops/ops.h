@@ -6,6 +6,7 @@
 #include <array>
 #include <optional>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -274,6 +275,11 @@ std::pair<Tensor, Tensor> lstm_cell(const Tensor& input, const TensorList& hx, c
                                     const std::optional<Tensor>& b_ih = {}, const std::optional<Tensor>& b_hh = {});
 Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
                 const std::optional<Tensor>& b_ih = {}, const std::optional<Tensor>& b_hh = {});
+// One LSTM layer in one direction over a packed sequence (see rnn.cpp): input_gates is
+// input @ w_ih^T plus both biases, [sum(batch_sizes), 4 * hidden]; h0 and c0 are
+// [batch_sizes[0], hidden]. Returns (output [sum(batch_sizes), hidden], h_n, c_n).
+std::tuple<Tensor, Tensor, Tensor> lstm_layer(const Tensor& input_gates, IntArrayRef batch_sizes, const Tensor& h0,
+                                              const Tensor& c0, const Tensor& w_hh, bool reverse);
 
 // ---- conv.cpp: NCHW activations, OIHW weights; 1 or 2 values per spatial dim ----
 Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = {},

@@ -495,6 +495,11 @@ void init_linalg(nb::module_& m) {
     auto [h, c] = lstm_cell(x, hx, w_ih, w_hh, b_ih, b_hh);
     return std::make_tuple(h, c);
   }, "input"_a, "hx"_a, "w_ih"_a, "w_hh"_a, "b_ih"_a.none() = OT(), "b_hh"_a.none() = OT(), release_gil());
+  // nn.LSTM's layer loop (nn/modules/rnn.py).
+  m.def("_lstm_layer", [](const Tensor& input_gates, const std::vector<int64_t>& batch_sizes, const Tensor& h0,
+                          const Tensor& c0, const Tensor& w_hh, bool reverse) {
+    return lstm_layer(input_gates, batch_sizes, h0, c0, w_hh, reverse);
+  }, "input_gates"_a, "batch_sizes"_a, "h0"_a, "c0"_a, "w_hh"_a, "reverse"_a, release_gil());
 
   nb::module_ linalg = m.def_submodule("_linalg", "Linear algebra (see tensorplay.linalg)");
   linalg.def("vector_norm", &linalg_vector_norm, "x"_a, "ord"_a, "dim"_a, "keepdim"_a, "dtype"_a.none(), release_gil());

@@ -362,3 +362,86 @@ def test_packed_input_must_be_two_dimensional_data():
         packed = lib.nn.utils.rnn.pack_padded_sequence(lib.zeros(T, B, 2, I), [4, 3, 1])
         with pytest.raises(RuntimeError, match="input must have 2 dimensions, got 3"):
             lib.nn.GRU(I, H)(packed)
+
+
+# ---- An LSTM layer without projections runs as one op, tensorplay._C._lstm_layer: fused steps,
+# one backward node, and the composite rebuilt for higher-order gradients ----
+
+@pytest.mark.parametrize("bidirectional", [False, True], ids=["forward", "bidirectional"])
+def test_lstm_double_backward_matches_torch(bidirectional):
+    """A gradient penalty: the parameters' gradient of |d(out^2)/dx|^2, in float64."""
+    modules = {torch: torch.nn.LSTM(I, H, 2, bidirectional=bidirectional),
+               tensorplay: tensorplay.nn.LSTM(I, H, 2, bidirectional=bidirectional)}
+    copy_state(modules[torch], modules[tensorplay])
+    leaves = {}
+    for lib, module in modules.items():
+        module.double()
+        x = leaf(lib, randn(T, B, I), "float64")
+        out, (h, c) = module(x)
+        grad_x, = lib.autograd.grad((out * out).sum() + (c * h).sum(), x, create_graph=True)
+        (grad_x * grad_x).sum().backward()
+        leaves[lib] = x
+    assert_same(leaves[tensorplay].grad, leaves[torch].grad, 1e-7, 1e-9, what="grad of input")
+    tp_params = dict(modules[tensorplay].named_parameters())
+    for name, t in modules[torch].named_parameters():
+        assert_same(tp_params[name].grad, t.grad, 1e-7, 1e-9, what=f"grad of {name}")
+
+
+@pytest.mark.parametrize("reverse", [False, True], ids=["forward", "reverse"])
+def test_lstm_layer_gradients_match_finite_differences(reverse):
+    """Packed steps of 3, 3, 2 and 1 rows: the states of the sequences that end early (or, in
+    reverse, start late) take their own path through the state buffer."""
+    rng = np.random.default_rng(3)
+    batch_sizes, hidden = [3, 3, 2, 1], 2
+    gates, h0, c0, w_hh = (tp_tensor(rng.standard_normal(shape)).double().requires_grad_()
+                           for shape in [(9, 4 * hidden), (3, hidden), (3, hidden), (4 * hidden, hidden)])
+    layer = lambda *args: tensorplay._C._lstm_layer(args[0], batch_sizes, *args[1:], reverse)  # noqa: E731
+    assert tensorplay.autograd.gradcheck(layer, (gates, h0, c0, w_hh))
+
+
+@pytest.mark.parametrize("output", ["output", "h_n", "c_n"])
+def test_lstm_gradient_through_one_output_matches_torch(output):
+    modules = {torch: torch.nn.LSTM(I, H, bidirectional=True), tensorplay: tensorplay.nn.LSTM(I, H, bidirectional=True)}
+    copy_state(modules[torch], modules[tensorplay])
+    results = {}
+    for lib, module in modules.items():
+        x = leaf(lib, randn(T, B, I))
+        out, (h, c) = module(x)
+        {"output": out, "h_n": h, "c_n": c}[output].pow(2).sum().backward()
+        results[lib] = [x.grad] + [p.grad for p in module.parameters()]
+    for ours, theirs in zip(results[tensorplay], results[torch]):
+        assert_same(ours, theirs, 1e-4, 1e-5)
+
+
+def test_lstm_rows_split_across_threads_match_torch(restore_threads):
+    tensorplay.set_num_threads(2)
+    compare_rnn(lambda nn: nn.LSTM(4, 64, bidirectional=True), randn(3, 300, 4))
+
+
+def test_lstm_empty_batch_gives_zero_weight_gradients():
+    lstm = tensorplay.nn.LSTM(I, H)
+    out, _ = lstm(tensorplay.zeros(T, 0, I))
+    out.sum().backward()
+    assert all(to_numpy(p.grad).shape == tuple(p.shape) and not to_numpy(p.grad).any() for p in lstm.parameters())
+
+
+def test_lstm_backward_twice_without_retain_graph_raises():
+    out, _ = tensorplay.nn.LSTM(I, H)(tp_tensor(randn(T, B, I)))
+    loss = out.sum()
+    loss.backward(retain_graph=True)
+    loss.backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        loss.backward()
+
+
+@pytest.mark.parametrize("shapes, batch_sizes, match", [
+    ([(5, 24), (3, 6), (3, 6), (24, 5)], [3, 2], r"expected w_hh of shape \(4 \* hidden, hidden\), got \[24, 5\]"),
+    ([(5, 20), (3, 6), (3, 6), (24, 6)], [3, 2], r"expected input gates of shape \(rows, 24\), got \[5, 20\]"),
+    ([(5, 24), (3, 6), (3, 6), (24, 6)], [2, 3], r"batch sizes must be non-negative and non-increasing"),
+    ([(5, 24), (3, 6), (3, 6), (24, 6)], [3, 1], r"batch sizes \[3, 1\] add up to 4 rows, but the input gates have 5"),
+    ([(5, 24), (3, 6), (2, 6), (24, 6)], [3, 2], r"expected initial states of shape \(3, 6\), got \[2, 6\]"),
+])
+def test_lstm_layer_checks_its_arguments(shapes, batch_sizes, match):
+    with pytest.raises(RuntimeError, match=r"\[lstm_layer\] " + match):
+        tensorplay._C._lstm_layer(*(tensorplay.zeros(*s) for s in shapes[:1]), batch_sizes,
+                                  *(tensorplay.zeros(*s) for s in shapes[1:]), False)

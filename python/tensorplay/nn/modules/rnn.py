@@ -1,10 +1,12 @@
 """The recurrent layers RNN, LSTM, GRU (RNNBase) and their one-step cells RNNCell, LSTMCell, GRUCell
 (RNNCellBase, over the C++ cells tensorplay.rnn_tanh_cell, ...).
 
-The layers are composites: for each layer and direction, one matmul projects the whole sequence's
-input up front, then each time step adds the recurrent matmul and applies the cell's gates, so
-autograd and autocast come from those ops. Padded and packed inputs share one path: a padded batch
-is a packed one whose batch size is the same at every step.
+For each layer and direction, one matmul projects the whole sequence's input up front, then each
+time step adds the recurrent matmul and applies the cell's gates. An LSTM layer without projections
+runs its steps in one op, tensorplay._lstm_layer (csrc/ops/rnn.cpp), whose fused kernels and
+backward node stand for the same composite; the other layers are composites here, so autograd and
+autocast come from their ops. Padded and packed inputs share one path: a padded batch is a packed
+one whose batch size is the same at every step.
 """
 
 import math
@@ -288,6 +290,11 @@ class RNNBase(Module):
         w_ih, w_hh, *rest = weights
         b_ih, b_hh = rest[:2] if self.bias else (None, None)
         w_hr = rest[-1] if self.proj_size > 0 else None
+        if self.mode == "LSTM" and w_hr is None:
+            # The whole layer in one op, its steps fused; both biases go into the input projection.
+            bias = None if b_ih is None else b_ih + b_hh
+            output, h, c = _C._lstm_layer(F.linear(input, w_ih, bias), batch_sizes, state[0], state[1], w_hh, reverse)
+            return output, (h, c)
         step = _STEPS[self.mode]
         # All steps' input projections in one matmul; only the recurrent matmul is per step. One
         # split (not a slice per step) keeps backward to a single gradient buffer for them all.
