@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "autograd/anomaly_mode.h"
 #include "autograd/grad_mode.h"
 #include "autograd/variable.h"
 #include "ops/ops.h"
@@ -58,6 +59,22 @@ struct GraphTask {
     buffer[edge.input_nr] = accumulate(buffer[edge.input_nr], grad);
   }
 };
+
+// A node's backward under anomaly detection: a failure, or with check_nan a NaN among the
+// gradients it returns, is reported with the node's forward stack before the error propagates.
+TensorList apply_checked(Node& node, TensorList&& grads) {
+  try {
+    TensorList out = node.apply(std::move(grads));
+    if (is_anomaly_check_nan_enabled())
+      for (size_t i = 0; i < out.size(); ++i)
+        TP_CHECK(!out[i].defined() || !is_floating_point(out[i].dtype()) || !any(isnan(out[i])).item<bool>(),
+                 "Function '", node.name(), "' returned nan values in its ", i, "th output.");
+    return out;
+  } catch (...) {
+    report_anomaly(node.name(), node.forward_stack());
+    throw;
+  }
+}
 
 struct ByRecency {
   bool operator()(Node* a, Node* b) const { return a->sequence_nr() < b->sequence_nr(); }
@@ -166,7 +183,7 @@ void execute(GraphTask& task, const TensorList& roots, const TensorList& grad_ro
       node->run_pre_hooks(grads);
       bool any = false;
       for (const Tensor& g : grads) any = any || g.defined();
-      if (any) out = node->apply(std::move(grads));
+      if (any) out = is_anomaly_enabled() ? apply_checked(*node, std::move(grads)) : node->apply(std::move(grads));
       if (!task.options.retain_graph) node->release_saved();
     }
     const auto& edges = node->next_edges();

@@ -1,5 +1,7 @@
 #include "autograd/node.h"
 
+#include "autograd/anomaly_mode.h"
+
 namespace tp::autograd {
 
 namespace {
@@ -11,7 +13,7 @@ thread_local std::vector<std::shared_ptr<Node>> pending_release;
 thread_local bool releasing = false;
 }  // namespace
 
-Node::Node() : sequence_nr_(next_sequence_nr++) {}
+Node::Node() : sequence_nr_(next_sequence_nr++), forward_stack_(anomaly_forward_stack()) {}
 
 Node::~Node() {
   for (Edge& e : next_edges_)

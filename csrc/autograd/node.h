@@ -49,6 +49,8 @@ class Node : public std::enable_shared_from_this<Node> {
   void set_next_edges(std::vector<Edge> edges) { next_edges_ = std::move(edges); }
   bool needs_input_grad(size_t i) const { return i < next_edges_.size() && next_edges_[i].valid(); }
   uint64_t sequence_nr() const { return sequence_nr_; }
+  // The stack of the forward call that made the node, kept while anomaly detection is on.
+  const std::string& forward_stack() const { return forward_stack_; }
 
  protected:
   // Makes the node run before every other ready one (AccumulateGrad, as in PyTorch).
@@ -81,6 +83,7 @@ class Node : public std::enable_shared_from_this<Node> {
   std::vector<GradMeta> outputs_;
   HookList<PreHook> pre_hooks_, retain_grad_hooks_;
   uint64_t sequence_nr_;
+  std::string forward_stack_;
 };
 
 // Note [Freeing deep graphs]: a node owns the nodes its edges lead to, so dropping the last

@@ -335,20 +335,34 @@ AccumulateGrad::AccumulateGrad(Tensor variable) : variable_(std::move(variable))
 
 namespace {
 
-// Whether a fresh gradient can become .grad as it is: dense, filling its whole memory, and seen
-// by nothing else, except the base it was viewed from (a transpose, a squeeze) when only g keeps
-// that base alive. (A gradient may be an expanded view, or shared by two leaves fed the same
-// tensor, as in a + b; a .grad must be neither.)
-bool can_keep(const Tensor& g) {
+thread_local bool grad_layout_enforced = true;
+
+// Whether g is laid out as the contract asks of variable's .grad.
+bool obeys_layout_contract(const Tensor& g, const Tensor& variable) {
+  if (!is_dense_layout(variable.sizes(), variable.strides())) return g.is_contiguous();
+  for (int64_t d = 0; d < g.dim(); ++d)
+    if (g.size(d) != 1 && g.stride(d) != variable.stride(d)) return false;
+  return true;
+}
+
+// Whether a fresh gradient can become .grad as it is: dense, filling its whole memory, laid out
+// as the contract asks (unless relaxed), and seen by nothing else, except the base it was viewed
+// from (a transpose, a squeeze) when only g keeps that base alive. (A gradient may be an expanded
+// view, or shared by two leaves fed the same tensor, as in a + b; a .grad must be neither.)
+bool can_keep(const Tensor& g, const Tensor& variable) {
   const TensorImpl& impl = *g.impl();
-  if (!g.is_contiguous() || impl.use_count() != 1 ||
-      impl.storage()->nbytes() != static_cast<size_t>(g.numel() * g.itemsize()))
+  if (!is_dense_layout(g.sizes(), g.strides()) || impl.use_count() != 1 ||
+      impl.storage()->nbytes() != static_cast<size_t>(g.numel() * g.itemsize()) ||
+      (grad_layout_enforced && !obeys_layout_contract(g, variable)))
     return false;
   const auto& base = impl.view_base();
   return base ? base->use_count() == 1 && impl.storage()->use_count() == 2 : impl.storage()->use_count() == 1;
 }
 
 }  // namespace
+
+bool is_grad_layout_enforced() { return grad_layout_enforced; }
+void set_grad_layout_enforced(bool enforced) { grad_layout_enforced = enforced; }
 
 void AccumulateGrad::run_pre_hooks(TensorList& grads) const {
   if (!grads[0].defined()) return;
@@ -366,7 +380,7 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
     if (!m.grad.defined()) {
       // Keep the gradient itself where it can be kept (no longer a view: .grad never is);
       // otherwise a copy laid out like the leaf.
-      if (can_keep(g)) {
+      if (can_keep(g, variable_)) {
         // A view's base would be part of .grad; with create_graph a clone keeps the history.
         m.grad = !g.impl()->view_base() ? g : is_grad_enabled() ? clone(g) : detach(g);
       } else {

@@ -38,6 +38,15 @@ bool records_inplace(const Tensor& self, std::initializer_list<const Tensor*> in
 const Tensor& assign_inplace(const Tensor& self, const Tensor& result, std::string_view op);
 
 // Leaf nodes: accumulate the incoming gradient into the tensor's .grad.
+//
+// The gradient layout contract: a leaf's first .grad has the leaf's strides when the leaf is
+// dense (a transposed or channels-last parameter included), and is row-major otherwise, so that
+// optimizers walk .grad and the parameter in the same order. An incoming gradient that nothing
+// else holds becomes .grad itself when it obeys the contract, or whenever the contract is
+// relaxed (enforce_grad_layout_policy(False), per thread); otherwise .grad is a copy laid out so.
+bool is_grad_layout_enforced();
+void set_grad_layout_enforced(bool enforced);
+
 class AccumulateGrad final : public Node {
  public:
   explicit AccumulateGrad(Tensor variable);

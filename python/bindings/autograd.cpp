@@ -4,6 +4,7 @@
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/shared_ptr.h>
 
+#include "autograd/anomaly_mode.h"
 #include "autograd/engine.h"
 #include "autograd/grad_mode.h"
 #include "autograd/saved_tensor.h"
@@ -205,6 +206,22 @@ TensorList tensor_list(nb::handle h) {
   return out;
 }
 
+// Anomaly detection's hooks: the Python stack of the forward call, and a UserWarning.
+std::string python_stack() {
+  nb::gil_scoped_acquire gil;
+  nb::object frames = nb::module_::import_("traceback").attr("format_stack")();
+  return nb::cast<std::string>(nb::str("").attr("join")(frames));
+}
+
+void warn(const std::string& message) {
+  nb::gil_scoped_acquire gil;
+  try {
+    nb::module_::import_("warnings").attr("warn")(message, nb::handle(PyExc_UserWarning));
+  } catch (nb::python_error& e) {  // warnings made errors: the node's own error goes on instead
+    e.discard_as_unraisable("tensorplay.autograd.detect_anomaly");
+  }
+}
+
 }  // namespace
 
 void init_autograd(nb::module_& m) {
@@ -228,6 +245,12 @@ void init_autograd(nb::module_& m) {
   m.def("_set_grad_enabled", &set_grad_enabled, "mode"_a);
   m.def("is_inference_mode_enabled", &is_inference_mode_enabled);
   m.def("_set_inference_mode", &set_inference_mode, "mode"_a);
+  m.def("is_anomaly_enabled", &autograd::is_anomaly_enabled);
+  m.def("is_anomaly_check_nan_enabled", &autograd::is_anomaly_check_nan_enabled);
+  m.def("set_anomaly_enabled", &autograd::set_anomaly_enabled, "enabled"_a, "check_nan"_a = true);
+  autograd::set_anomaly_hooks({&python_stack, &warn});
+  m.def("_is_grad_layout_enforced", &autograd::is_grad_layout_enforced);
+  m.def("_set_grad_layout_enforced", &autograd::set_grad_layout_enforced, "enforced"_a);
 
   nb::class_<WeakNode>(m, "_WeakNode");
   m.def("_record_function", &record_function, "name"_a, "backward"_a, "args"_a, "outputs"_a, "non_differentiable"_a,

@@ -1,11 +1,40 @@
 """tensorplay.autograd: reverse-mode differentiation (see csrc/autograd/ for the engine)."""
 
+import warnings
+
 from tensorplay import _C
+from tensorplay.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly
 from tensorplay.autograd.function import Function, FunctionCtx
-from tensorplay.autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
-                                           no_grad, set_grad_enabled)
-from tensorplay.autograd.gradcheck import GradcheckError, gradcheck
+from tensorplay.autograd.grad_mode import (enable_grad, enforce_grad_layout_policy, inference_mode, is_grad_enabled,
+                                           is_inference_mode_enabled, no_grad, set_grad_enabled,
+                                           set_multithreading_enabled)
+from tensorplay.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from tensorplay.autograd.graph import Node
+
+
+class _VariableMeta(type):
+    def __instancecheck__(cls, other):
+        return isinstance(other, _C.Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """What tensors were before they carried autograd themselves, kept for old code:
+    Variable(data, requires_grad=False) is data detached (sharing its memory) with requires_grad
+    set, and every tensor is an instance of Variable."""
+
+    def __new__(cls, data=None, requires_grad=False, volatile=False):
+        if volatile:
+            warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
+                          stacklevel=2)
+        if data is None:
+            return _C.empty(0)
+        if not isinstance(data, _C.Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        return data.detach().requires_grad_(bool(requires_grad))
+
+
+def variable(*args, **kwargs):
+    raise RuntimeError("torch.autograd.variable(...) is deprecated, use torch.tensor(...) instead")
 
 
 def _tensors(x):
@@ -41,5 +70,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return result
 
 
-__all__ = ["Function", "FunctionCtx", "Node", "backward", "grad", "gradcheck", "GradcheckError", "no_grad",
-           "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled"]
+__all__ = ["Function", "FunctionCtx", "Node", "Variable", "backward", "grad", "gradcheck", "gradgradcheck",
+           "GradcheckError", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
+           "is_inference_mode_enabled", "detect_anomaly", "set_detect_anomaly", "set_multithreading_enabled",
+           "enforce_grad_layout_policy", "variable"]

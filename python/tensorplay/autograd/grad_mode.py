@@ -1,8 +1,10 @@
-"""Grad modes: no_grad, enable_grad, set_grad_enabled, inference_mode. Each is thread-local (the
-flags live in C++ thread-local state), a context manager, and a decorator."""
+"""Grad modes: no_grad, enable_grad, set_grad_enabled, inference_mode, and the settings
+set_multithreading_enabled and enforce_grad_layout_policy. Each is thread-local, a context
+manager, and a decorator."""
 
 import functools
 import inspect
+import threading
 
 from tensorplay import _C
 
@@ -125,3 +127,56 @@ class inference_mode(_Mode):
 
 is_grad_enabled = _C.is_grad_enabled
 is_inference_mode_enabled = _C.is_inference_mode_enabled
+
+
+class _SettingMode(_Mode):
+    """A setting that takes effect when constructed (as a call), is put back when its `with` block
+    ends, and as a decorator applies per call: PyTorch's set_multithreading_enabled and
+    enforce_grad_layout_policy."""
+
+    def __init__(self, mode):
+        self.mode = mode
+        self.prev = self._get()
+        self._set(mode)
+
+    def __call__(self, fn):
+        self._set(self.prev)
+        return super().__call__(fn)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        self._set(self.prev)
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+_threads = threading.local()
+
+
+class set_multithreading_enabled(_SettingMode):
+    """Whether backward may run on device worker threads (per thread). The engine runs backward on
+    the calling thread in either setting: the only devices it serves are the CPU and meta, which
+    PyTorch too runs on the calling thread."""
+
+    @staticmethod
+    def _get():
+        return getattr(_threads, "multithreading", True)
+
+    @staticmethod
+    def _set(mode):
+        _threads.multithreading = bool(mode)
+
+
+class enforce_grad_layout_policy(_SettingMode):
+    """Whether a leaf's .grad must be laid out like the leaf (per thread; see the gradient layout
+    contract in csrc/autograd/variable.h). Relaxed, a gradient that nothing else holds becomes
+    .grad as it is, in whatever dense layout it came."""
+
+    def __init__(self, enable=True):
+        super().__init__(enable)
+
+    _get = staticmethod(_C._is_grad_layout_enforced)
+    _set = staticmethod(_C._set_grad_layout_enforced)

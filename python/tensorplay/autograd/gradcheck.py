@@ -4,7 +4,7 @@ import numpy as np
 
 from tensorplay import _C
 from tensorplay._C import Tensor
-from tensorplay.autograd.grad_mode import no_grad
+from tensorplay.autograd.grad_mode import enable_grad, no_grad
 
 
 class GradcheckError(RuntimeError):
@@ -59,7 +59,8 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     inputs = _as_tuple(inputs) if not isinstance(inputs, (list, tuple)) else tuple(inputs)
     wrt = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
     if not wrt:
-        raise ValueError("gradcheck expects at least one input tensor to require gradient")
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of them have "
+                         "requires_grad=True.")
     outputs = _as_tuple(func(*inputs))
     for i, out in enumerate(outputs):
         if not isinstance(out, Tensor) or not out.is_floating_point():
@@ -75,3 +76,36 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                 raise GradcheckError(f"Jacobian mismatch for output {i} with respect to input {position},\n"
                                      f"numerical:{numerical}\nanalytical:{analytical}\n")
     return True
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
+                  **_ignored):
+    """True when the second derivatives of func at inputs match finite differences of its first
+    ones: gradcheck of the function (inputs, grad_outputs) -> autograd.grad(func(inputs), inputs,
+    grad_outputs, create_graph=True). Without grad_outputs, random ones that require grad are drawn
+    (from the global generator), so the check covers their derivative too.
+    """
+    inputs = _as_tuple(inputs) if not isinstance(inputs, (list, tuple)) else tuple(inputs)
+    wrt = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
+    if not wrt:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of them have "
+                         "requires_grad=True.")
+    outputs = [out for out in _as_tuple(func(*inputs)) if isinstance(out, Tensor) and out.requires_grad]
+    if grad_outputs is None:
+        with no_grad():
+            grad_outputs = tuple(_C.randn_like(out).requires_grad_() for out in outputs)
+    grad_outputs = _as_tuple(grad_outputs) if not isinstance(grad_outputs, (list, tuple)) else tuple(grad_outputs)
+    if len(grad_outputs) != len(outputs):
+        raise ValueError(f"gradgradcheck: got {len(grad_outputs)} grad_outputs for {len(outputs)} outputs that "
+                         "require grad")
+
+    def first_derivatives(*args):
+        ins, grads = args[:len(inputs)], args[len(inputs):]
+        with enable_grad():  # also while gradcheck's finite differences run under no_grad
+            outs = [out for out in _as_tuple(func(*ins)) if isinstance(out, Tensor) and out.requires_grad]
+            wanted = [x for x in ins if isinstance(x, Tensor) and x.requires_grad]
+            derivatives = _C._grad(outs, wanted, list(grads), True, True, True)
+        return tuple(d for d in derivatives if d is not None)
+
+    return gradcheck(first_derivatives, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)
