@@ -95,6 +95,7 @@ def run_rnn(lib, module, x, with_h0, dtype, pack):
 def compare_rnn(make, x, with_h0=True, train=False, dtype="float32", pack=None, rtol=1e-4, atol=1e-5):
     """Runs make(torch.nn) and make(tensorplay.nn) with the same weights on x (pack: (lengths,
     enforce_sorted) to pack x first) and compares outputs and every gradient."""
+    torch.manual_seed(0)  # the weights, so that a case's rounding is the same on every run
     modules = {torch: make(torch.nn), tensorplay: make(tensorplay.nn)}
     copy_state(modules[torch], modules[tensorplay])
     results = {}
