@@ -9,7 +9,8 @@
 
 namespace tp {
 
-enum class ErrorKind { Runtime, Type, Value, Index, NotImplemented };
+// LinAlg: a matrix an op cannot factor (singular, not positive-definite): Python's LinAlgError.
+enum class ErrorKind { Runtime, Type, Value, Index, NotImplemented, LinAlg };
 
 class Error : public std::runtime_error {
  public:

@@ -1,7 +1,7 @@
 #pragma once
 // The CPU implementation of the kernel interface (dispatch/backend.h). Its methods are defined
 // by family: copy.cpp, unary.cpp, binary.cpp, reduce.cpp, sort.cpp, gemm.cpp, indexing.cpp, conv.cpp,
-// norm.cpp, pool.cpp, optim.cpp, rnn.cpp, amp.cpp, random.cpp.
+// norm.cpp, pool.cpp, optim.cpp, rnn.cpp, lapack.cpp, amp.cpp, random.cpp.
 
 #include "dispatch/backend.h"
 
@@ -57,6 +57,11 @@ class CpuBackend final : public Backend {
                   std::optional<int64_t> divisor) override;
   void avg_pool2d_grad(const Tensor& grad_in, const Tensor& grad_out, const Window& w, bool count_include_pad,
                        std::optional<int64_t> divisor) override;
+
+  void lu_factor(const Tensor& a, const Tensor& pivots, const Tensor& info) override;
+  void lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool transpose) override;
+  void cholesky(const Tensor& a, const Tensor& info, bool upper) override;
+  void triangular_solve(const Tensor& a, const Tensor& b, bool upper, bool transpose, bool unitriangular) override;
 
   void lstm_cell(const Tensor& gates, const Tensor& c_prev, const Tensor& c, const Tensor& h) override;
   void lstm_cell_backward(const Tensor& grad_gates, const Tensor& grad_c, const Tensor& grad_h, const Tensor& gates,

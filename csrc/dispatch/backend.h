@@ -184,6 +184,25 @@ class Backend {
   virtual void lstm_cell_backward(const Tensor& grad_gates, const Tensor& grad_c, const Tensor& grad_h,
                                   const Tensor& gates, const Tensor& c_prev, const Tensor& c) = 0;
 
+  // Dense linear algebra, float32 and float64, on batches of matrices stored column-major as LAPACK
+  // reads them: [batch, rows, cols] with strides (rows * cols, 1, rows). Failures are reported per
+  // matrix in `info` (int32, [batch]), LAPACK's code: the ops raise or return it.
+  //
+  // lu_factor: a holds A and is overwritten with its LU factors (partial pivoting); pivots is
+  // [batch, min(rows, cols)] int32, 1-based row swaps. info > 0: U's diagonal has a zero there.
+  virtual void lu_factor(const Tensor& a, const Tensor& pivots, const Tensor& info) = 0;
+  // b holds B [batch, n, k] and is overwritten with X, op(A) X = B, from lu_factor's factors of the
+  // square A; op(A) is A transposed when `transpose`.
+  virtual void lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool transpose) = 0;
+  // a holds a symmetric positive-definite A, of which only the triangle named by `upper` is read,
+  // and that triangle is overwritten with its Cholesky factor. info > 0: not positive-definite.
+  virtual void cholesky(const Tensor& a, const Tensor& info, bool upper) = 0;
+  // b holds B [batch, n, k] and is overwritten with X, op(A) X = B, for the triangle of A named by
+  // `upper` (its diagonal taken as ones when `unitriangular`). A zero on the diagonal gives inf or
+  // NaN, as in PyTorch, not an error.
+  virtual void triangular_solve(const Tensor& a, const Tensor& b, bool upper, bool transpose,
+                                bool unitriangular) = 0;
+
   // Mixed precision (amp/grad_scaler.cpp): t *= inv_scale in place, and found_inf (one float32)
   // set to 1 when any element of t is inf or NaN.
   virtual void unscale_and_check_finite(const Tensor& t, const Tensor& found_inf, const Tensor& inv_scale) = 0;

@@ -33,6 +33,10 @@ class MetaBackend final : public Backend {
                          bool) override {}
 
   void gemm(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&, const Tensor&) override {}
+  void lu_factor(const Tensor&, const Tensor&, const Tensor&) override {}
+  void lu_solve(const Tensor&, const Tensor&, const Tensor&, bool) override {}
+  void cholesky(const Tensor&, const Tensor&, bool) override {}
+  void triangular_solve(const Tensor&, const Tensor&, bool, bool, bool) override {}
   void lstm_cell(const Tensor&, const Tensor&, const Tensor&, const Tensor&) override {}
   void lstm_cell_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
                           const Tensor&) override {}

@@ -275,6 +275,19 @@ std::pair<Tensor, Tensor> lstm_cell(const Tensor& input, const TensorList& hx, c
                                     const std::optional<Tensor>& b_ih = {}, const std::optional<Tensor>& b_hh = {});
 Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
                 const std::optional<Tensor>& b_ih = {}, const std::optional<Tensor>& b_hh = {});
+// ---- factorization.cpp: LU and Cholesky and the solves on them (torch.linalg's names) ----
+// Results are column-major, as LAPACK leaves them and as PyTorch returns them.
+std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool pivot = true, bool check_errors = false);
+Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left = true, bool adjoint = false);
+// B: [..., n, k], or a vector [..., n] (PyTorch's rule, for left = true).
+Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left = true);
+std::pair<Tensor, Tensor> linalg_cholesky_ex(const Tensor& A, bool upper = false, bool check_errors = false);
+Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left = true,
+                               bool unitriangular = false);
+// The row order of the pivots of an LU factorization of `rows` rows: A's row i is row perm[i]
+// of L U; [..., rows] int64.
+Tensor lu_permutation(const Tensor& pivots, int64_t rows);
+
 // One LSTM layer in one direction over a packed sequence (see rnn.cpp): input_gates is
 // input @ w_ih^T plus both biases, [sum(batch_sizes), 4 * hidden]; h0 and c0 are
 // [batch_sizes[0], hidden]. Returns (output [sum(batch_sizes), hidden], h_n, c_n).

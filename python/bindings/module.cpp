@@ -17,6 +17,12 @@ std::array<nb::object, 4>& memory_format_objects() {
   return *objects;
 }
 
+// torch.linalg.LinAlgError: a RuntimeError, so that code catching that still catches it.
+PyObject* linalg_error() {
+  static PyObject* type = PyErr_NewException("tensorplay._C._LinAlgError", PyExc_RuntimeError, nullptr);
+  return type;
+}
+
 void translate_errors(const std::exception_ptr& p, void*) {
   try {
     std::rethrow_exception(p);
@@ -28,6 +34,7 @@ void translate_errors(const std::exception_ptr& p, void*) {
       case ErrorKind::Value: type = PyExc_ValueError; break;
       case ErrorKind::Index: type = PyExc_IndexError; break;
       case ErrorKind::NotImplemented: type = PyExc_NotImplementedError; break;
+      case ErrorKind::LinAlg: type = linalg_error(); break;
     }
     PyErr_SetString(type, e.what());
   }
@@ -162,6 +169,7 @@ NB_MODULE(_C, m) {
   // The dtype objects, the Tensor class and the bound functions live as long as the process.
   nb::set_leak_warnings(false);
   nb::register_exception_translator(&translate_errors);
+  m.attr("_LinAlgError") = nb::handle(linalg_error());
   init_dtypes(m);
   init_devices(m);
   init_tensor(m);

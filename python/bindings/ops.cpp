@@ -512,6 +512,17 @@ void init_linalg(nb::module_& m) {
   linalg.def("multi_dot", &linalg_multi_dot, "tensors"_a, release_gil());
   linalg.def("cross", [](const Tensor& a, const Tensor& b, int64_t dim) { return cross(a, b, dim); }, "input"_a,
              "other"_a, nb::kw_only(), "dim"_a = -1, release_gil());
+  // tensorplay/_composites/linalg.py gives these PyTorch's forms (named tuples, defaults, aliases).
+  linalg.def("lu_factor_ex", &linalg_lu_factor_ex, "A"_a, "pivot"_a, "check_errors"_a, release_gil());
+  linalg.def("lu_solve", &linalg_lu_solve, "LU"_a, "pivots"_a, "B"_a, "left"_a, "adjoint"_a, release_gil());
+  linalg.def("solve", &linalg_solve, "A"_a, "B"_a, "left"_a, release_gil());
+  linalg.def("cholesky_ex", [](const Tensor& A, bool upper, bool check_errors) {
+    auto [factor, info] = linalg_cholesky_ex(A, upper, check_errors);
+    return std::make_tuple(factor, info);
+  }, "A"_a, "upper"_a, "check_errors"_a, release_gil());
+  linalg.def("solve_triangular", &linalg_solve_triangular, "A"_a, "B"_a, "upper"_a, "left"_a, "unitriangular"_a,
+             release_gil());
+  linalg.def("lu_permutation", &lu_permutation, "pivots"_a, "rows"_a, release_gil());
 }
 
 void init_shape(nb::module_& m) {

@@ -93,7 +93,8 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     outputs = [out for out in _as_tuple(func(*inputs)) if isinstance(out, Tensor) and out.requires_grad]
     if grad_outputs is None:
         with no_grad():
-            grad_outputs = tuple(_C.randn_like(out).requires_grad_() for out in outputs)
+            grad_outputs = tuple(_C.randn(tuple(out.shape), dtype=out.dtype, device=out.device).requires_grad_()
+                                 for out in outputs)
     grad_outputs = _as_tuple(grad_outputs) if not isinstance(grad_outputs, (list, tuple)) else tuple(grad_outputs)
     if len(grad_outputs) != len(outputs):
         raise ValueError(f"gradgradcheck: got {len(grad_outputs)} grad_outputs for {len(outputs)} outputs that "

@@ -1,0 +1,126 @@
+// Dense linear algebra through LAPACK and BLAS, from OpenBLAS's OpenMP build (so its threads are
+// our OpenMP pool). Each matrix of a batch is one call: OpenBLAS parallelises inside a call, and
+// the ops' matrices are column-major as Fortran reads them (dispatch/backend.h).
+
+#include <climits>
+#include <cstddef>
+#include <type_traits>
+
+#include "cpu/backend.h"
+
+// LAPACK's and BLAS's Fortran interface: every argument by pointer, 32-bit integers (OpenBLAS's
+// default build), and the length of each character argument passed last, as gfortran does.
+extern "C" {
+void sgetrf_(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info);
+void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
+void sgetrs_(const char* trans, const int* n, const int* nrhs, const float* a, const int* lda, const int* ipiv,
+             float* b, const int* ldb, int* info, size_t trans_len);
+void dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, const int* lda, const int* ipiv,
+             double* b, const int* ldb, int* info, size_t trans_len);
+void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info, size_t uplo_len);
+void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info, size_t uplo_len);
+void strsm_(const char* side, const char* uplo, const char* transa, const char* diag, const int* m, const int* n,
+            const float* alpha, const float* a, const int* lda, float* b, const int* ldb, size_t, size_t, size_t,
+            size_t);
+void dtrsm_(const char* side, const char* uplo, const char* transa, const char* diag, const int* m, const int* n,
+            const double* alpha, const double* a, const int* lda, double* b, const int* ldb, size_t, size_t, size_t,
+            size_t);
+}
+
+namespace tp::cpu {
+
+namespace {
+
+// The routines of one precision, picked by T.
+template <class T>
+struct Lapack;
+
+template <>
+struct Lapack<float> {
+  static constexpr auto getrf = sgetrf_;
+  static constexpr auto getrs = sgetrs_;
+  static constexpr auto potrf = spotrf_;
+  static constexpr auto trsm = strsm_;
+};
+
+template <>
+struct Lapack<double> {
+  static constexpr auto getrf = dgetrf_;
+  static constexpr auto getrs = dgetrs_;
+  static constexpr auto potrf = dpotrf_;
+  static constexpr auto trsm = dtrsm_;
+};
+
+int fortran_int(const char* op, int64_t n) {
+  TP_CHECK(n <= INT_MAX, "[", op, "] a matrix dimension of ", n, " is more than LAPACK's 32-bit integers hold");
+  return static_cast<int>(n);
+}
+
+// Runs f(T{}) for float32 and float64, the precisions LAPACK has.
+template <class F>
+void with_lapack_dtype(const char* op, ScalarType dtype, const F& f) {
+  visit_dtype<DTypes::Floating>(op, dtype, [&](auto t) {
+    using T = decltype(t);
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+      f(t);
+    else
+      fail_unsupported_dtype(op, dtype);
+  });
+}
+
+template <class T>
+T* matrix(const Tensor& t, int64_t i) {
+  return static_cast<T*>(t.data_ptr()) + i * t.size(1) * t.size(2);
+}
+
+}  // namespace
+
+void CpuBackend::lu_factor(const Tensor& a, const Tensor& pivots, const Tensor& info) {
+  const int m = fortran_int("lu_factor", a.size(1)), n = fortran_int("lu_factor", a.size(2));
+  const int lda = m > 0 ? m : 1;
+  with_lapack_dtype("lu_factor", a.dtype(), [&](auto t) {
+    using T = decltype(t);
+    for (int64_t i = 0; i < a.size(0); ++i)
+      Lapack<T>::getrf(&m, &n, matrix<T>(a, i), &lda, static_cast<int*>(pivots.data_ptr()) + i * pivots.size(1),
+                       static_cast<int*>(info.data_ptr()) + i);
+  });
+}
+
+void CpuBackend::lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool transpose) {
+  const int n = fortran_int("lu_solve", b.size(1)), k = fortran_int("lu_solve", b.size(2));
+  const int ld = n > 0 ? n : 1;
+  const char trans = transpose ? 'T' : 'N';
+  with_lapack_dtype("lu_solve", b.dtype(), [&](auto t) {
+    using T = decltype(t);
+    int info = 0;  // only argument errors, which the op's checks rule out
+    for (int64_t i = 0; i < b.size(0); ++i)
+      Lapack<T>::getrs(&trans, &n, &k, matrix<T>(lu, i), &ld, static_cast<const int*>(pivots.data_ptr()) + i * n,
+                       matrix<T>(b, i), &ld, &info, 1);
+  });
+}
+
+void CpuBackend::cholesky(const Tensor& a, const Tensor& info, bool upper) {
+  const int n = fortran_int("cholesky", a.size(1));
+  const int lda = n > 0 ? n : 1;
+  const char uplo = upper ? 'U' : 'L';
+  with_lapack_dtype("cholesky", a.dtype(), [&](auto t) {
+    using T = decltype(t);
+    for (int64_t i = 0; i < a.size(0); ++i)
+      Lapack<T>::potrf(&uplo, &n, matrix<T>(a, i), &lda, static_cast<int*>(info.data_ptr()) + i, 1);
+  });
+}
+
+void CpuBackend::triangular_solve(const Tensor& a, const Tensor& b, bool upper, bool transpose, bool unitriangular) {
+  const int n = fortran_int("triangular_solve", b.size(1)), k = fortran_int("triangular_solve", b.size(2));
+  const int ld = n > 0 ? n : 1;
+  const char side = 'L', uplo = upper ? 'U' : 'L', trans = transpose ? 'T' : 'N', diag = unitriangular ? 'U' : 'N';
+  with_lapack_dtype("triangular_solve", b.dtype(), [&](auto t) {
+    using T = decltype(t);
+    const T one = 1;
+    for (int64_t i = 0; i < b.size(0); ++i)
+      Lapack<T>::trsm(&side, &uplo, &trans, &diag, &n, &k, &one, matrix<T>(a, i), &ld, matrix<T>(b, i), &ld, 1, 1, 1,
+                      1);
+  });
+}
+
+}  // namespace tp::cpu

@@ -1,0 +1,388 @@
+// Matrix factorizations (LU, Cholesky) and the solves built on them, over the backend's LAPACK
+// kernels (dispatch/backend.h), with their backward nodes. The kernels read and write column-major
+// matrices, so these ops copy their inputs into that layout and return results in it, as PyTorch's
+// do. Determinants, inverses and the rest of torch.linalg's solvers are composites of these
+// (tensorplay/_composites/linalg.py).
+//
+// Derivatives (A = P L U; L L^T = A; X = A^{-1} B) follow PyTorch's, written with public ops so
+// that double backward works:
+//   LU:         gA = P L^{-T} (tril(L^T gL, -1) + triu(gU U^T)) U^{-T}, for square A
+//   Cholesky:   gA = sym(L^{-T} Phi(L^T gL) L^{-1}), Phi = the lower triangle with its diagonal halved
+//   solves:     gB = A^{-T} g and gA = -gB X^T (left); gB = g A^{-T} and gA = -X^T gB (right),
+//               gA kept to A's triangle for a triangular A.
+
+#include <algorithm>
+#include <string>
+
+#include "autograd/record.h"
+#include "autograd/saved_tensor.h"
+#include "dispatch/backend.h"
+#include "ops/ops.h"
+
+namespace tp {
+
+namespace {
+
+void check_matrices(const char* op, const Tensor& A, const char* label = "A") {
+  TP_CHECK(A.dim() >= 2, "[", op, "] The input tensor ", label, " must have at least 2 dimensions.");
+  TP_CHECK(is_floating_point(A.dtype()), "[", op, "] Expected a floating point or complex tensor as input. Got ",
+           name(A.dtype()));
+}
+
+void check_square(const char* op, const Tensor& A, const char* label = "A") {
+  check_matrices(op, A, label);
+  TP_CHECK(A.size(-1) == A.size(-2), "[", op, "] ", label, " must be batches of square matrices, but they are ",
+           A.size(-2), " by ", A.size(-1), " matrices");
+}
+
+Shape batch_shape(const Tensor& t) { return Shape(t.sizes().begin(), t.sizes().end() - 2); }
+
+int64_t count(IntArrayRef batch) {
+  int64_t n = 1;
+  for (int64_t s : batch) n *= s;
+  return n;
+}
+
+Shape with_matrix(IntArrayRef batch, int64_t rows, int64_t cols) {
+  Shape sizes(batch.begin(), batch.end());
+  sizes.push_back(rows);
+  sizes.push_back(cols);
+  return sizes;
+}
+
+// t's matrices (broadcast to `batch`) as one fresh column-major batch [count, rows, cols], which a
+// kernel may overwrite.
+Tensor column_major(const Tensor& t, IntArrayRef batch) {
+  const int64_t rows = t.size(-2), cols = t.size(-1);
+  Tensor flat = reshape(expand(t, with_matrix(batch, rows, cols)), {count(batch), rows, cols});
+  return transpose(clone(transpose(flat, 1, 2), MemoryFormat::Contiguous), 1, 2);  // never t's own memory
+}
+
+Tensor mT(const Tensor& t) { return transpose(t, -2, -1); }
+
+// The lower (upper) triangle of the last two dims from diagonal k on, the rest zero.
+Tensor triangle(const Tensor& t, bool upper, int64_t k = 0) {
+  const int64_t rows = t.size(-2), cols = t.size(-1);
+  Tensor r = unsqueeze(arange(0, rows, 1, ScalarType::Int64, t.device()), 1);
+  Tensor c = unsqueeze(arange(0, cols, 1, ScalarType::Int64, t.device()), 0);
+  Tensor offset = sub(c, r);
+  Tensor keep = upper ? ge(offset, k) : le(offset, k);
+  return where(keep, t, zeros({}, t.dtype(), t.device()));
+}
+
+// Raises LinAlgError for the first matrix whose info is positive, with PyTorch's batch prefix.
+template <class Message>
+void check_infos(const char* op, const Tensor& info, bool batched, const Message& message) {
+  if (!info.device().is_cpu()) return;
+  const int* codes = static_cast<const int*>(info.data_ptr());
+  for (int64_t i = 0; i < info.numel(); ++i)
+    if (codes[i] > 0) {
+      std::string where = batched ? "(Batch element " + std::to_string(i) + "): " : "";
+      TP_CHECK_KIND(ErrorKind::LinAlg, false, "[", op, "] ", where, message(codes[i]));
+    }
+}
+
+// The solve of op(A) X = B for triangular A (left), or X op(A) = B (right), where op(A) is A or
+// its transpose; no autograd. A: [..., n, n]; B: [..., n, k] (left) or [..., k, n] (right).
+Tensor triangular_solve_kernel(const Tensor& A, const Tensor& B, bool upper, bool left, bool transpose_a,
+                               bool unitriangular) {
+  Shape batch = broadcast_shapes("linalg.solve_triangular", batch_shape(A), batch_shape(B));
+  Tensor a = column_major(A, batch);
+  // X op(A) = B is op(A)^T X^T = B^T.
+  Tensor x = column_major(left ? B : mT(B), batch);
+  backend(A.device()).triangular_solve(a, x, upper, left ? transpose_a : !transpose_a, unitriangular);
+  x = reshape(x, with_matrix(batch, x.size(1), x.size(2)));
+  return left ? x : mT(x);
+}
+
+// ---- LU ----
+
+// Row i of A is row perm[i] of L U, from LAPACK's sequential row swaps: [batch, rows] int64.
+Tensor permutation_from_pivots(const Tensor& pivots, int64_t rows) {
+  Tensor flat = contiguous(reshape(to(pivots, Device(DeviceType::CPU)), {-1, pivots.size(-1)}));
+  const int64_t batches = flat.size(0), k = flat.size(1);
+  Tensor perm = empty({batches, rows}, ScalarType::Int64);
+  const int* piv = static_cast<const int*>(flat.data_ptr());
+  int64_t* out = static_cast<int64_t*>(perm.data_ptr());
+  for (int64_t b = 0; b < batches; ++b) {
+    int64_t* p = out + b * rows;
+    for (int64_t i = 0; i < rows; ++i) p[i] = i;
+    for (int64_t i = 0; i < k; ++i) {
+      const int64_t j = piv[b * k + i] - 1;
+      TP_CHECK(j >= i && j < rows, "[lu_unpack] invalid pivot ", j + 1, " at position ", i + 1, " of ", rows, " rows");
+      std::swap(p[i], p[j]);
+    }
+  }
+  // (P^T A) holds A's rows in the order the swaps left them: A's row p[i] is row i of L U.
+  Tensor inverse = empty({batches, rows}, ScalarType::Int64);
+  int64_t* inv = static_cast<int64_t*>(inverse.data_ptr());
+  for (int64_t b = 0; b < batches; ++b)
+    for (int64_t i = 0; i < rows; ++i) inv[b * rows + out[b * rows + i]] = i;
+  Shape sizes(pivots.sizes().begin(), pivots.sizes().end() - 1);
+  sizes.push_back(rows);
+  return to(reshape(inverse, sizes), pivots.device());
+}
+
+// P @ m for the permutation of the pivots, m: [..., rows, cols].
+Tensor permute_rows(const Tensor& m, const Tensor& pivots) {
+  Tensor perm = unsqueeze(permutation_from_pivots(pivots, m.size(-2)), -1);
+  return gather(m, -2, expand(perm, m.sizes()));
+}
+
+class LuFactorBackward final : public autograd::Node {
+ public:
+  std::string name() const override { return "LinalgLuFactorExBackward0"; }
+  TensorList apply(TensorList&& grads) override {
+    Tensor lu = lu_.unpack(*this), piv = pivots_.unpack(*this);
+    const Tensor& g = grads[0];
+    const int64_t n = lu.size(-1);
+    Tensor L = add(triangle(lu, false, -1), eye(n, {}, lu.dtype(), lu.device()));
+    Tensor U = triangle(lu, true);
+    Tensor phi = add(triangle(matmul(mT(L), triangle(g, false, -1)), false, -1),
+                     triangle(matmul(triangle(g, true), mT(U)), true));
+    // L^{-T} phi U^{-T}: a left solve with L^T (upper, unit diagonal), then a right one with U^T.
+    Tensor left = linalg_solve_triangular(mT(L), phi, true, true, true);
+    return {permute_rows(linalg_solve_triangular(mT(U), left, false, false, false), piv)};
+  }
+  void release_saved() override {
+    lu_.release();
+    pivots_.release();
+  }
+  autograd::SavedTensor lu_, pivots_;
+};
+
+// ---- Cholesky ----
+
+class CholeskyBackward final : public autograd::Node {
+ public:
+  explicit CholeskyBackward(bool upper) : upper_(upper) {}
+  std::string name() const override { return "LinalgCholeskyExBackward0"; }
+  TensorList apply(TensorList&& grads) override {
+    Tensor L = factor_.unpack(*this), gL = grads[0];
+    if (upper_) {
+      L = mT(L);
+      gL = mT(gL);
+    }
+    Tensor product = matmul(mT(L), gL);
+    Tensor phi = add(triangle(product, false, -1), mul(triangle(triangle(product, false), true), 0.5));
+    // L^{-T} phi L^{-1}: a left solve with L^T, then a right one with L.
+    Tensor gA = linalg_solve_triangular(L, linalg_solve_triangular(mT(L), phi, true, true, false), false, false, false);
+    return {mul(add(gA, mT(gA)), 0.5)};
+  }
+  void release_saved() override { factor_.release(); }
+  autograd::SavedTensor factor_;
+
+ private:
+  bool upper_;
+};
+
+// ---- solves ----
+
+class SolveBackward final : public autograd::Node {
+ public:
+  explicit SolveBackward(bool left) : left_(left) {}
+  std::string name() const override { return "LinalgSolveExBackward0"; }
+  TensorList apply(TensorList&& grads) override {
+    Tensor A = a_.unpack(*this), X = x_.unpack(*this);
+    Tensor gB = linalg_solve(mT(A), grads[0], left_);
+    Tensor gA = needs_input_grad(0) ? neg(left_ ? matmul(gB, mT(X)) : matmul(mT(X), gB)) : Tensor();
+    return {gA, gB};
+  }
+  void release_saved() override {
+    a_.release();
+    x_.release();
+  }
+  autograd::SavedTensor a_, x_;
+
+ private:
+  bool left_;
+};
+
+class TriangularSolveBackward final : public autograd::Node {
+ public:
+  TriangularSolveBackward(bool upper, bool left, bool unitriangular)
+      : upper_(upper), left_(left), unitriangular_(unitriangular) {}
+  std::string name() const override { return "LinalgSolveTriangularBackward0"; }
+  TensorList apply(TensorList&& grads) override {
+    Tensor A = a_.unpack(*this), X = x_.unpack(*this);
+    Tensor gB = linalg_solve_triangular(mT(A), grads[0], !upper_, left_, unitriangular_);
+    Tensor gA;
+    if (needs_input_grad(0)) {
+      gA = neg(left_ ? matmul(gB, mT(X)) : matmul(mT(X), gB));
+      gA = triangle(gA, upper_, unitriangular_ ? (upper_ ? 1 : -1) : 0);
+    }
+    return {gA, gB};
+  }
+  void release_saved() override {
+    a_.release();
+    x_.release();
+  }
+  autograd::SavedTensor a_, x_;
+
+ private:
+  bool upper_, left_, unitriangular_;
+};
+
+class LuSolveBackward final : public autograd::Node {
+ public:
+  LuSolveBackward(bool left, bool adjoint) : left_(left), adjoint_(adjoint) {}
+  std::string name() const override { return "LinalgLuSolveBackward0"; }
+  TensorList apply(TensorList&& grads) override {
+    return {linalg_lu_solve(lu_.unpack(*this), pivots_.unpack(*this), grads[0], left_, !adjoint_)};
+  }
+  void release_saved() override {
+    lu_.release();
+    pivots_.release();
+  }
+  autograd::SavedTensor lu_, pivots_;
+
+ private:
+  bool left_, adjoint_;
+};
+
+// B of linalg.solve taken as a vector: [..., n] where A is [..., n, n] (PyTorch's rule).
+bool is_vector_rhs(const Tensor& A, const Tensor& B) {
+  return B.dim() == 1 || (B.dim() == A.dim() - 1 && std::ranges::equal(B.sizes(), A.sizes().first(A.dim() - 1)));
+}
+
+}  // namespace
+
+Tensor lu_permutation(const Tensor& pivots, int64_t rows) { return permutation_from_pivots(pivots, rows); }
+
+std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool pivot, bool check_errors) {
+  const char* op = "linalg.lu_factor_ex";
+  check_matrices(op, A);
+  TP_CHECK(pivot, "[", op, "] LU without pivoting is not implemented on the CPU");
+  const int64_t m = A.size(-2), n = A.size(-1);
+  autograd::Record<LuFactorBackward> record({&A});
+  TP_CHECK_KIND(ErrorKind::NotImplemented, !record || m == n, "[", op, "] the derivative of the LU factorization ",
+                "of non-square matrices is not implemented; got ", m, " by ", n, " matrices");
+  Shape batch = batch_shape(A);
+  Tensor lu = column_major(A, batch);
+  Tensor pivots = empty({count(batch), std::min(m, n)}, ScalarType::Int32, A.device());
+  Tensor info = zeros({count(batch)}, ScalarType::Int32, A.device());
+  backend(A.device()).lu_factor(lu, pivots, info);
+  lu = reshape(lu, with_matrix(batch, m, n));
+  Shape pivot_shape = batch;
+  pivot_shape.push_back(std::min(m, n));
+  pivots = reshape(pivots, pivot_shape);
+  info = reshape(info, batch);
+  if (check_errors)
+    check_infos(op, info, !batch.empty(), [](int k) {
+      return "U[" + std::to_string(k) + "," + std::to_string(k) + "] is zero and using it on lu_solve would result " +
+             "in a division by zero. If you still want to perform the factorization, consider calling " +
+             "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)";
+    });
+  if (record) {
+    record->lu_ = autograd::SavedTensor(lu, true);
+    record->pivots_ = autograd::SavedTensor(pivots, false);
+  }
+  record.finish(lu);
+  return {lu, pivots, info};
+}
+
+Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
+  const char* op = "linalg.lu_solve";
+  check_square(op, LU, "LU");
+  check_matrices(op, B, "B");
+  TP_CHECK(LU.dtype() == B.dtype(), "[", op, "] Expected LU and B to have the same dtype, but found LU of type ",
+           name(LU.dtype()), " and B of type ", name(B.dtype()), " instead");
+  TP_CHECK(pivots.dtype() == ScalarType::Int32, "[", op, "] pivots should be a Tensor of scalar type int32, got ",
+           name(pivots.dtype()));
+  const int64_t n = LU.size(-1);
+  TP_CHECK(left ? B.size(-2) == n : B.size(-1) == n, "[", op, "] Incompatible shapes of A and B for the equation ",
+           left ? "AX = B (" : "XA = B (", n, "x", n, " and ", B.size(-2), "x", B.size(-1), ")");
+  TP_CHECK(pivots.dim() == LU.dim() - 1 && pivots.size(-1) == n, "[", op, "] Expected pivots of shape ",
+           to_string(LU.sizes().first(LU.dim() - 1)), ", got ", to_string(pivots.sizes()));
+  TP_CHECK_KIND(ErrorKind::NotImplemented, !autograd::must_record(std::initializer_list<const Tensor*>{&LU}), "[", op,
+                "] the derivative with respect to LU is not implemented");
+  autograd::Record<LuSolveBackward> record({&B}, left, adjoint);
+  Shape batch = broadcast_shapes(op, batch_shape(LU), batch_shape(B));
+  Tensor lu = column_major(LU, batch);
+  Shape pivot_batch = batch;
+  pivot_batch.push_back(n);
+  Tensor piv = contiguous(reshape(expand(pivots, pivot_batch), {count(batch), n}));
+  // X op(A) = B is op(A)^T X^T = B^T.
+  Tensor x = column_major(left ? B : mT(B), batch);
+  backend(LU.device()).lu_solve(lu, piv, x, left ? adjoint : !adjoint);
+  x = reshape(x, with_matrix(batch, x.size(1), x.size(2)));
+  if (!left) x = mT(x);
+  if (record) {
+    record->lu_ = autograd::SavedTensor(LU, false);
+    record->pivots_ = autograd::SavedTensor(pivots, false);
+  }
+  return record.finish(x);
+}
+
+Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
+  const char* op = "linalg.solve";
+  check_square(op, A);
+  check_matrices(op, B.dim() == 1 ? unsqueeze(B, -1) : B, "B");
+  TP_CHECK(A.dtype() == B.dtype(), "[", op, "] Expected A and B to have the same dtype, but found A of type ",
+           name(A.dtype()), " and B of type ", name(B.dtype()), " instead");
+  if (left && is_vector_rhs(A, B)) return squeeze(linalg_solve(A, unsqueeze(B, -1), left), {-1});
+  const int64_t n = A.size(-1);
+  TP_CHECK(left ? B.size(-2) == n : B.size(-1) == n, "[", op, "] Incompatible shapes of A and B for the equation ",
+           left ? "AX = B (" : "XA = B (", n, "x", n, " and ", B.size(-2), "x", B.size(-1), ")");
+  autograd::Record<SolveBackward> record({&A, &B}, left);
+  Shape batch = broadcast_shapes(op, batch_shape(A), batch_shape(B));
+  Tensor lu = column_major(A, batch);
+  Tensor pivots = empty({count(batch), n}, ScalarType::Int32, A.device());
+  Tensor info = zeros({count(batch)}, ScalarType::Int32, A.device());
+  Backend& be = backend(A.device());
+  be.lu_factor(lu, pivots, info);
+  check_infos(op, info, false,
+              [](int) { return std::string("The solver failed because the input matrix is singular."); });
+  Tensor x = column_major(left ? B : mT(B), batch);
+  be.lu_solve(lu, pivots, x, !left);
+  x = reshape(x, with_matrix(batch, x.size(1), x.size(2)));
+  if (!left) x = mT(x);
+  if (record) {
+    record->a_ = autograd::SavedTensor(A, false);
+    record->x_ = autograd::SavedTensor(x, true);
+  }
+  return record.finish(x);
+}
+
+std::pair<Tensor, Tensor> linalg_cholesky_ex(const Tensor& A, bool upper, bool check_errors) {
+  const char* op = "linalg.cholesky";
+  check_square(op, A);
+  autograd::Record<CholeskyBackward> record({&A}, upper);
+  Shape batch = batch_shape(A);
+  const int64_t n = A.size(-1);
+  Tensor factor = column_major(A, batch);
+  Tensor info = zeros({count(batch)}, ScalarType::Int32, A.device());
+  backend(A.device()).cholesky(factor, info, upper);
+  // LAPACK leaves the other triangle as it found it.
+  factor = triangle(reshape(factor, with_matrix(batch, n, n)), upper);
+  info = reshape(info, batch);
+  if (check_errors)
+    check_infos(op, info, !batch.empty(), [](int k) {
+      return "The factorization could not be completed because the input is not positive-definite (the leading "
+             "minor of order " +
+             std::to_string(k) + " is not positive-definite).";
+    });
+  if (record) record->factor_ = autograd::SavedTensor(factor, true);
+  record.finish(factor);
+  return {factor, info};
+}
+
+Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left, bool unitriangular) {
+  const char* op = "linalg.solve_triangular";
+  check_square(op, A);
+  check_matrices(op, B, "B");
+  TP_CHECK(A.dtype() == B.dtype(), "[", op, "] Expected A and B to have the same dtype, but found A of type ",
+           name(A.dtype()), " and B of type ", name(B.dtype()), " instead");
+  const int64_t n = A.size(-1);
+  TP_CHECK(left ? B.size(-2) == n : B.size(-1) == n, "[", op, "] Incompatible shapes of A and B for the equation ",
+           left ? "AX = B (" : "XA = B (", n, "x", n, " and ", B.size(-2), "x", B.size(-1), ")");
+  autograd::Record<TriangularSolveBackward> record({&A, &B}, upper, left, unitriangular);
+  Tensor x = triangular_solve_kernel(A, B, upper, left, false, unitriangular);
+  if (record) {
+    record->a_ = autograd::SavedTensor(A, false);
+    record->x_ = autograd::SavedTensor(x, true);
+  }
+  return record.finish(x);
+}
+
+}  // namespace tp
