@@ -209,6 +209,12 @@ void loop_gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar
 void CpuBackend::gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha,
                       const Tensor& bias) {
   if (out.numel() == 0) return;
+  // oneDNN broadcasts one operand's batch, not both: then each matrix of out is its own product.
+  if (out.size(0) > 1 && a.stride(0) == 0 && b.stride(0) == 0) {
+    auto first = [](const Tensor& t) { return kernel::narrow(t, 0, 0, 1); };
+    for (int64_t i = 0; i < out.size(0); ++i) gemm(kernel::narrow(out, 0, i, 1), first(a), first(b), beta, alpha, bias);
+    return;
+  }
   const ScalarType dtype = out.dtype();
   const bool onednn_dtype = onednn::data_type(dtype) != dnnl::memory::data_type::undef;
   if (a.size(2) > 0 && onednn_dtype) {
