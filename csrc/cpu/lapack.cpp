@@ -105,8 +105,14 @@ void CpuBackend::cholesky(const Tensor& a, const Tensor& info, bool upper) {
   const char uplo = upper ? 'U' : 'L';
   with_lapack_dtype("cholesky", a.dtype(), [&](auto t) {
     using T = decltype(t);
-    for (int64_t i = 0; i < a.size(0); ++i)
-      Lapack<T>::potrf(&uplo, &n, matrix<T>(a, i), &lda, static_cast<int*>(info.data_ptr()) + i, 1);
+    for (int64_t i = 0; i < a.size(0); ++i) {
+      int* code = static_cast<int*>(info.data_ptr()) + i;
+      Lapack<T>::potrf(&uplo, &n, matrix<T>(a, i), &lda, code, 1);
+      // Reference LAPACK stops at a diagonal that is not positive or is NaN; OpenBLAS's own potrf
+      // lets a NaN through, so the factor's diagonal is checked here.
+      for (int j = 0; *code == 0 && j < n; ++j)
+        if (!(matrix<T>(a, i)[j * (n + 1)] > 0)) *code = j + 1;
+    }
   });
 }
 

@@ -9,7 +9,7 @@
 //   LU:         gA = P L^{-T} (tril(L^T gL, -1) + triu(gU U^T)) U^{-T}, for square A
 //   Cholesky:   gA = sym(L^{-T} Phi(L^T gL) L^{-1}), Phi = the lower triangle with its diagonal halved
 //   solves:     gB = A^{-T} g and gA = -gB X^T (left); gB = g A^{-T} and gA = -X^T gB (right),
-//               gA kept to A's triangle for a triangular A.
+//               gA kept to A's triangle for a triangular A, or carried to L and U for lu_solve.
 
 #include <algorithm>
 #include <string>
@@ -23,10 +23,9 @@ namespace tp {
 
 namespace {
 
+// (A dtype LAPACK lacks is refused by the kernel, after these checks, as in PyTorch.)
 void check_matrices(const char* op, const Tensor& A, const char* label = "A") {
   TP_CHECK(A.dim() >= 2, "[", op, "] The input tensor ", label, " must have at least 2 dimensions.");
-  TP_CHECK(is_floating_point(A.dtype()), "[", op, "] Expected a floating point or complex tensor as input. Got ",
-           name(A.dtype()));
 }
 
 void check_square(const char* op, const Tensor& A, const char* label = "A") {
@@ -70,15 +69,17 @@ Tensor triangle(const Tensor& t, bool upper, int64_t k = 0) {
   return where(keep, t, zeros({}, t.dtype(), t.device()));
 }
 
-// Raises LinAlgError for the first matrix whose info is positive, with PyTorch's batch prefix.
+// Raises LinAlgError (or `kind`) for the first matrix whose info is positive, with PyTorch's batch
+// prefix.
 template <class Message>
-void check_infos(const char* op, const Tensor& info, bool batched, const Message& message) {
+void check_infos(const char* op, const Tensor& info, bool batched, const Message& message,
+                 ErrorKind kind = ErrorKind::LinAlg) {
   if (!info.device().is_cpu()) return;
   const int* codes = static_cast<const int*>(info.data_ptr());
   for (int64_t i = 0; i < info.numel(); ++i)
     if (codes[i] > 0) {
       std::string where = batched ? "(Batch element " + std::to_string(i) + "): " : "";
-      TP_CHECK_KIND(ErrorKind::LinAlg, false, "[", op, "] ", where, message(codes[i]));
+      TP_CHECK_KIND(kind, false, "[", op, "] ", where, message(codes[i]));
     }
 }
 
@@ -97,10 +98,18 @@ Tensor triangular_solve_kernel(const Tensor& A, const Tensor& B, bool upper, boo
 
 // ---- LU ----
 
-// Row i of A is row perm[i] of L U, from LAPACK's sequential row swaps: [batch, rows] int64.
-Tensor permutation_from_pivots(const Tensor& pivots, int64_t rows) {
-  Tensor flat = contiguous(reshape(to(pivots, Device(DeviceType::CPU)), {-1, pivots.size(-1)}));
-  const int64_t batches = flat.size(0), k = flat.size(1);
+// From LAPACK's sequential row swaps, [..., rows] int64: row i of A is row perm[i] of L U, or
+// (transposed) row i of L U is row perm[i] of A.
+Tensor permutation_from_pivots(const Tensor& pivots, int64_t rows, bool transposed = false) {
+  TP_CHECK(pivots.dim() >= 1 && pivots.dtype() == ScalarType::Int32, "[lu_unpack] expected pivots of at least one ",
+           "dimension and dtype int32, got ", to_string(pivots.sizes()), " ", name(pivots.dtype()));
+  TP_CHECK(rows >= 0, "[lu_unpack] expected a non-negative number of rows, got ", rows);
+  Shape sizes(pivots.sizes().begin(), pivots.sizes().end() - 1);
+  sizes.push_back(rows);
+  if (pivots.device().is_meta()) return empty(sizes, ScalarType::Int64, pivots.device());  // no values to read
+  const int64_t batches = count(IntArrayRef(sizes).first(sizes.size() - 1));               // (no -1: k may be 0)
+  Tensor flat = contiguous(reshape(to(pivots, Device(DeviceType::CPU)), {batches, pivots.size(-1)}));
+  const int64_t k = flat.size(1);
   Tensor perm = empty({batches, rows}, ScalarType::Int64);
   const int* piv = static_cast<const int*>(flat.data_ptr());
   int64_t* out = static_cast<int64_t*>(perm.data_ptr());
@@ -109,24 +118,24 @@ Tensor permutation_from_pivots(const Tensor& pivots, int64_t rows) {
     for (int64_t i = 0; i < rows; ++i) p[i] = i;
     for (int64_t i = 0; i < k; ++i) {
       const int64_t j = piv[b * k + i] - 1;
-      TP_CHECK(j >= i && j < rows, "[lu_unpack] invalid pivot ", j + 1, " at position ", i + 1, " of ", rows, " rows");
+      TP_CHECK(j >= 0 && j < rows, "[lu_unpack] invalid pivot ", j + 1, " at position ", i + 1, " of ", rows, " rows");
       std::swap(p[i], p[j]);
     }
   }
   // (P^T A) holds A's rows in the order the swaps left them: A's row p[i] is row i of L U.
+  if (transposed) return to(reshape(perm, sizes), pivots.device());
   Tensor inverse = empty({batches, rows}, ScalarType::Int64);
   int64_t* inv = static_cast<int64_t*>(inverse.data_ptr());
   for (int64_t b = 0; b < batches; ++b)
     for (int64_t i = 0; i < rows; ++i) inv[b * rows + out[b * rows + i]] = i;
-  Shape sizes(pivots.sizes().begin(), pivots.sizes().end() - 1);
-  sizes.push_back(rows);
   return to(reshape(inverse, sizes), pivots.device());
 }
 
-// P @ m for the permutation of the pivots, m: [..., rows, cols].
-Tensor permute_rows(const Tensor& m, const Tensor& pivots) {
-  Tensor perm = unsqueeze(permutation_from_pivots(pivots, m.size(-2)), -1);
-  return gather(m, -2, expand(perm, m.sizes()));
+// P @ m (or P^T @ m) for the permutation of the pivots, m: [..., rows, cols].
+Tensor permute_rows(const Tensor& m, const Tensor& pivots, bool transposed = false) {
+  Tensor perm = unsqueeze(permutation_from_pivots(pivots, m.size(-2), transposed), -1);
+  Shape sizes(m.sizes().begin(), m.sizes().end());
+  return gather(m, -2, expand(perm, sizes));
 }
 
 class LuFactorBackward final : public autograd::Node {
@@ -223,18 +232,33 @@ class TriangularSolveBackward final : public autograd::Node {
   bool upper_, left_, unitriangular_;
 };
 
+// With respect to LU: X is a function of A = P L U, so A's gradient (as for linalg.solve) is
+// carried to L and U: gL = tril(P^T gA U^T, -1), gU = triu(L^T P^T gA).
 class LuSolveBackward final : public autograd::Node {
  public:
   LuSolveBackward(bool left, bool adjoint) : left_(left), adjoint_(adjoint) {}
   std::string name() const override { return "LinalgLuSolveBackward0"; }
   TensorList apply(TensorList&& grads) override {
-    return {linalg_lu_solve(lu_.unpack(*this), pivots_.unpack(*this), grads[0], left_, !adjoint_)};
+    Tensor lu = lu_.unpack(*this), piv = pivots_.unpack(*this);
+    Tensor gB = linalg_lu_solve(lu, piv, grads[0], left_, !adjoint_);
+    Tensor gLU;
+    if (needs_input_grad(0)) {
+      Tensor X = x_.unpack(*this);
+      Tensor gA = left_ ? (adjoint_ ? matmul(X, mT(gB)) : matmul(gB, mT(X)))
+                        : (adjoint_ ? matmul(mT(gB), X) : matmul(mT(X), gB));
+      Tensor gPA = permute_rows(neg(gA), piv, true);
+      const int64_t n = lu.size(-1);
+      Tensor L = add(triangle(lu, false, -1), eye(n, {}, lu.dtype(), lu.device())), U = triangle(lu, true);
+      gLU = add(triangle(matmul(gPA, mT(U)), false, -1), triangle(matmul(mT(L), gPA), true));
+    }
+    return {gLU, gB};
   }
   void release_saved() override {
     lu_.release();
     pivots_.release();
+    x_.release();
   }
-  autograd::SavedTensor lu_, pivots_;
+  autograd::SavedTensor lu_, pivots_, x_;
 
  private:
   bool left_, adjoint_;
@@ -268,11 +292,15 @@ std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool piv
   pivots = reshape(pivots, pivot_shape);
   info = reshape(info, batch);
   if (check_errors)
-    check_infos(op, info, !batch.empty(), [](int k) {
-      return "U[" + std::to_string(k) + "," + std::to_string(k) + "] is zero and using it on lu_solve would result " +
-             "in a division by zero. If you still want to perform the factorization, consider calling " +
-             "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)";
-    });
+    check_infos(
+        op, info, !batch.empty(),
+        [](int k) {
+          return "U[" + std::to_string(k) + "," + std::to_string(k) +
+                 "] is zero and using it on lu_solve would result " +
+                 "in a division by zero. If you still want to perform the factorization, consider calling " +
+                 "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)";
+        },
+        ErrorKind::Runtime);  // a RuntimeError in PyTorch too
   if (record) {
     record->lu_ = autograd::SavedTensor(lu, true);
     record->pivots_ = autograd::SavedTensor(pivots, false);
@@ -294,9 +322,7 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
            left ? "AX = B (" : "XA = B (", n, "x", n, " and ", B.size(-2), "x", B.size(-1), ")");
   TP_CHECK(pivots.dim() == LU.dim() - 1 && pivots.size(-1) == n, "[", op, "] Expected pivots of shape ",
            to_string(LU.sizes().first(LU.dim() - 1)), ", got ", to_string(pivots.sizes()));
-  TP_CHECK_KIND(ErrorKind::NotImplemented, !autograd::must_record(std::initializer_list<const Tensor*>{&LU}), "[", op,
-                "] the derivative with respect to LU is not implemented");
-  autograd::Record<LuSolveBackward> record({&B}, left, adjoint);
+  autograd::Record<LuSolveBackward> record({&LU, &B}, left, adjoint);
   Shape batch = broadcast_shapes(op, batch_shape(LU), batch_shape(B));
   Tensor lu = column_major(LU, batch);
   Shape pivot_batch = batch;
@@ -310,29 +336,43 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
   if (record) {
     record->lu_ = autograd::SavedTensor(LU, false);
     record->pivots_ = autograd::SavedTensor(pivots, false);
+    record->x_ = autograd::SavedTensor(x, true);
   }
   return record.finish(x);
 }
 
-Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
-  const char* op = "linalg.solve";
+std::pair<Tensor, Tensor> linalg_solve_ex(const Tensor& A, const Tensor& B, bool left, bool check_errors) {
+  const char* op = check_errors ? "linalg.solve" : "linalg.solve_ex";
   check_square(op, A);
   check_matrices(op, B.dim() == 1 ? unsqueeze(B, -1) : B, "B");
   TP_CHECK(A.dtype() == B.dtype(), "[", op, "] Expected A and B to have the same dtype, but found A of type ",
            name(A.dtype()), " and B of type ", name(B.dtype()), " instead");
-  if (left && is_vector_rhs(A, B)) return squeeze(linalg_solve(A, unsqueeze(B, -1), left), {-1});
+  if (left && is_vector_rhs(A, B)) {
+    auto [x, info] = linalg_solve_ex(A, unsqueeze(B, -1), left, check_errors);
+    return {squeeze(x, {-1}), info};
+  }
+  if (B.dim() == 1) return linalg_solve_ex(A, unsqueeze(B, -1), left, check_errors);  // a column, as PyTorch
   const int64_t n = A.size(-1);
   TP_CHECK(left ? B.size(-2) == n : B.size(-1) == n, "[", op, "] Incompatible shapes of A and B for the equation ",
            left ? "AX = B (" : "XA = B (", n, "x", n, " and ", B.size(-2), "x", B.size(-1), ")");
   autograd::Record<SolveBackward> record({&A, &B}, left);
-  Shape batch = broadcast_shapes(op, batch_shape(A), batch_shape(B));
-  Tensor lu = column_major(A, batch);
-  Tensor pivots = empty({count(batch), n}, ScalarType::Int32, A.device());
-  Tensor info = zeros({count(batch)}, ScalarType::Int32, A.device());
+  // A is factored once per matrix of its own batch; the factors are then broadcast to B's.
+  const Shape a_batch = batch_shape(A), batch = broadcast_shapes(op, a_batch, batch_shape(B));
+  Tensor lu = column_major(A, a_batch);
+  Tensor pivots = empty({count(a_batch), n}, ScalarType::Int32, A.device());
+  Tensor info = zeros({count(a_batch)}, ScalarType::Int32, A.device());
   Backend& be = backend(A.device());
   be.lu_factor(lu, pivots, info);
-  check_infos(op, info, false,
-              [](int) { return std::string("The solver failed because the input matrix is singular."); });
+  if (check_errors)
+    check_infos(op, info, false,
+                [](int) { return std::string("The solver failed because the input matrix is singular."); });
+  if (a_batch != batch) {
+    lu = column_major(reshape(lu, with_matrix(a_batch, n, n)), batch);
+    Shape pivot_batch = a_batch, pivot_broadcast = batch;
+    pivot_batch.push_back(n);
+    pivot_broadcast.push_back(n);
+    pivots = contiguous(reshape(expand(reshape(pivots, pivot_batch), pivot_broadcast), {count(batch), n}));
+  }
   Tensor x = column_major(left ? B : mT(B), batch);
   be.lu_solve(lu, pivots, x, !left);
   x = reshape(x, with_matrix(batch, x.size(1), x.size(2)));
@@ -341,8 +381,11 @@ Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
     record->a_ = autograd::SavedTensor(A, false);
     record->x_ = autograd::SavedTensor(x, true);
   }
-  return record.finish(x);
+  record.finish(x);
+  return {x, reshape(info, a_batch)};
 }
+
+Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) { return linalg_solve_ex(A, B, left, true).first; }
 
 std::pair<Tensor, Tensor> linalg_cholesky_ex(const Tensor& A, bool upper, bool check_errors) {
   const char* op = "linalg.cholesky";

@@ -279,7 +279,10 @@ Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const
 // Results are column-major, as LAPACK leaves them and as PyTorch returns them.
 std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool pivot = true, bool check_errors = false);
 Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left = true, bool adjoint = false);
-// B: [..., n, k], or a vector [..., n] (PyTorch's rule, for left = true).
+// B: [..., n, k], or a vector [..., n] (PyTorch's rule, for left = true). _ex returns LAPACK's
+// info per matrix (> 0: singular) instead of raising for it.
+std::pair<Tensor, Tensor> linalg_solve_ex(const Tensor& A, const Tensor& B, bool left = true,
+                                          bool check_errors = false);
 Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left = true);
 std::pair<Tensor, Tensor> linalg_cholesky_ex(const Tensor& A, bool upper = false, bool check_errors = false);
 Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left = true,

@@ -1,10 +1,14 @@
-"""tensorplay.linalg: norms and products, with PyTorch's names and arguments."""
+"""tensorplay.linalg: norms, products, factorizations and solves, with PyTorch's names and arguments."""
 
 import numbers
 
 from tensorplay import _C
+LinAlgError = _C._LinAlgError
+LinAlgError.__module__ = "tensorplay.linalg"
 
-__all__ = ["vector_norm", "matrix_norm", "norm", "vecdot", "multi_dot", "cross"]
+__all__ = ["vector_norm", "matrix_norm", "norm", "vecdot", "multi_dot", "cross", "cholesky", "cholesky_ex", "det",
+           "inv", "inv_ex", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "slogdet", "solve", "solve_ex",
+           "solve_triangular", "matrix_exp", "matrix_power", "LinAlgError"]
 
 vecdot = _C._linalg.vecdot
 multi_dot = _C._linalg.multi_dot
@@ -53,3 +57,14 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     if matrix:
         return matrix_norm(A, "fro" if ord is None else ord, (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
     return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+
+
+# Last: the composites import this module's norms while they load.
+from tensorplay._composites.linalg import (linalg_cholesky as cholesky, linalg_cholesky_ex as cholesky_ex,
+                                           linalg_det as det, linalg_inv as inv, linalg_inv_ex as inv_ex,
+                                           linalg_lu as lu, linalg_lu_factor as lu_factor,
+                                           linalg_lu_factor_ex as lu_factor_ex, linalg_lu_solve as lu_solve,
+                                           linalg_slogdet as slogdet, linalg_solve as solve,
+                                           linalg_solve_ex as solve_ex, linalg_solve_triangular as solve_triangular,
+                                           linalg_matrix_exp as matrix_exp)
+from tensorplay._composites.statistics import matrix_power

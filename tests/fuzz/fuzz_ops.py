@@ -539,6 +539,9 @@ def check(example):
         assert_same(actual, expected, tolerances(example))
     except Mismatch as e:
         message = str(e)
+        if "values differ" in message and (lapack_leftovers(example) or
+                                            more_accurate_matrix_exp(example, torch_args, actual)):
+            return None
         return category(message), message
     return None
 
@@ -553,6 +556,38 @@ def lax_on_empty(example, expected, error):
     whatever the sizes; its RuntimeError about the dtype is accepted there."""
     empty = numel(expected) == 0 or any(math.prod(a.shape) == 0 for a in tensor_args(example))
     return empty and isinstance(error, RuntimeError) and re.search(r"dtype|not implemented for", str(error))
+
+
+# The factorizations' LAPACK: OpenBLAS here, another in torch's build.
+LAPACK_OPS = {"det", "slogdet", "logdet", "inverse", "cholesky", "cholesky_solve", "cholesky_inverse", "lu", "lu_solve",
+              "lu_unpack", "linalg.det", "linalg.slogdet", "linalg.inv", "linalg.inv_ex", "linalg.solve",
+              "linalg.solve_ex", "linalg.cholesky", "linalg.cholesky_ex", "linalg.lu_factor", "linalg.lu_factor_ex",
+              "linalg.lu", "linalg.lu_solve"}
+
+
+def lapack_leftovers(example):
+    """On inf or NaN input a factorization's result is whatever its LAPACK's pivoting and checks
+    leave, which differs between LAPACK implementations (so between PyTorch builds): accepted."""
+    return example.op.label in LAPACK_OPS and any(
+        not np.isfinite(a.base.astype(np.float64)).all() for a in tensor_args(example)
+        if a.base.size and a.base.dtype.kind == "f")
+
+
+def more_accurate_matrix_exp(example, torch_args, actual):
+    """tensorplay's matrix_exp of 16-bit input sums in float64 and rounds once; PyTorch sums in the
+    16-bit dtype. Accepted where tensorplay's result is within the dtype's rounding of the float64
+    answer."""
+    import torch
+    inputs = [a for a in torch_args if isinstance(a, torch.Tensor)]
+    if example.op.name != "matrix_exp" and example.op.label != "linalg.matrix_exp" or len(inputs) != 1 \
+            or inputs[0].dtype not in (torch.float16, torch.bfloat16):
+        return False
+    exact = torch.linalg.matrix_exp(inputs[0].double()).numpy()
+    eps = EPSILON[str(inputs[0].dtype).removeprefix("torch.")]
+    ours = np.asarray(actual.double().numpy())
+    finite = np.isfinite(exact)
+    return np.allclose(ours[finite], exact[finite], rtol=4 * eps, atol=4 * eps * max(1.0, np.abs(exact[finite]).max(
+        initial=0.0)))
 
 
 # The unit roundoff of the 16-bit floats.

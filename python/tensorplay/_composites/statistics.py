@@ -1193,8 +1193,7 @@ def matrix_power(input, n):
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
                            f"{input.shape[-2]} by {input.shape[-1]} matrices")
     if n < 0:
-        raise NotImplementedError("matrix_power(): negative powers need a matrix inverse, which tensorplay does not "
-                                  "have yet")
+        return matrix_power(tensorplay.linalg.inv(input), -n)
     if n == 0:
         identity = tensorplay.eye(input.shape[-1], dtype=input.dtype, device=input.device)
         return identity.expand(input.shape).clone()

@@ -1,0 +1,153 @@
+"""The factorizations and what is built on them, for what the op table cannot say: LinAlgError
+and its messages, the _ex forms' infos, determinants of singular matrices, the permutation of
+lu_unpack, out=, the deprecation warnings, negative matrix powers, autocast's dtypes, second
+derivatives, and a matmul whose operands both broadcast over the batch.
+
+Each case runs with both libraries (`m`) and must agree."""
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import tensorplay as tp
+from shared import LIBS
+
+
+def array(*rows):
+    return np.array(rows, dtype=np.float64)
+
+
+SINGULAR = array([1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0])
+NOT_POSITIVE = array([1.0, 2.0], [2.0, 1.0])
+WELL = array([4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0])
+
+
+@pytest.mark.parametrize("m", LIBS)
+@pytest.mark.parametrize("call, message", [
+    (lambda m, a: m.linalg.inv(a), "linalg.inv: The diagonal element 3 is zero, the inversion could not be completed "
+                                   "because the input matrix is singular."),
+    (lambda m, a: m.linalg.solve(a, m.ones(3, dtype=m.float64)), "The solver failed because the input matrix is "
+                                                                  "singular."),
+])
+def test_singular_matrices_raise_linalg_error(m, call, message):
+    with pytest.raises(m.linalg.LinAlgError, match=message):
+        call(m, m.from_numpy(SINGULAR))
+    assert issubclass(m.linalg.LinAlgError, RuntimeError)
+
+
+@pytest.mark.parametrize("m", LIBS)
+def test_lu_factor_of_a_singular_matrix_raises_a_runtime_error(m):
+    with pytest.raises(RuntimeError, match=r"linalg.lu_factor: .*U\[3,3\] is zero and using it on lu_solve would "
+                                           "result in a division by zero") as raised:
+        m.linalg.lu_factor(m.from_numpy(SINGULAR))
+    assert not isinstance(raised.value, m.linalg.LinAlgError)
+
+
+@pytest.mark.parametrize("m", LIBS)
+def test_cholesky_of_a_matrix_that_is_not_positive_definite(m):
+    batch = m.from_numpy(np.stack([WELL[:2, :2], NOT_POSITIVE]))
+    with pytest.raises(m.linalg.LinAlgError, match=r"\(Batch element 1\): The factorization could not be completed "
+                                                   r"because the input is not positive-definite \(the leading minor "
+                                                   r"of order 2 is not positive-definite\)"):
+        m.linalg.cholesky(batch)
+    factor, info = m.linalg.cholesky_ex(batch)
+    assert info.tolist() == [0, 2] and info.dtype == m.int32
+
+
+def test_ex_forms_report_infos_as_torch_does():
+    for fn in (lambda m, a: m.linalg.inv_ex(a).info, lambda m, a: m.linalg.lu_factor_ex(a).info,
+               lambda m, a: m.linalg.solve_ex(a, m.ones(2, 1, 3, 2, dtype=m.float64)).info):
+        ours, theirs = (fn(m, m.from_numpy(np.stack([WELL, SINGULAR]))) for m in (tp, torch))
+        assert ours.tolist() == theirs.tolist() and tuple(ours.shape) == tuple(theirs.shape)
+
+
+@pytest.mark.parametrize("a", [SINGULAR, -WELL, WELL, np.zeros((0, 0))], ids=["singular", "negative", "well", "0x0"])
+def test_determinants_match_torch(a):
+    for fn in (lambda m, x: m.det(x), lambda m, x: m.logdet(x), lambda m, x: m.linalg.slogdet(x).sign,
+               lambda m, x: m.linalg.slogdet(x).logabsdet):
+        ours, theirs = (fn(m, m.from_numpy(a)).numpy() for m in (tp, torch))
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (2, 3, 3), (4, 2), (2, 4)], ids=["square", "batched", "tall", "wide"])
+def test_lu_unpack_and_linalg_lu_give_torchs_permutation(shape):
+    a = np.random.default_rng(1).standard_normal(shape)
+    results = {}
+    for m in (tp, torch):
+        LU, pivots = m.linalg.lu_factor(m.from_numpy(a))
+        results[m] = [t.numpy() for t in (*m.lu_unpack(LU, pivots), *m.linalg.lu(m.from_numpy(a)))]
+    for ours, theirs in zip(results[tp], results[torch]):
+        np.testing.assert_allclose(ours, theirs, atol=1e-12)
+    P, L, U = results[tp][:3]
+    np.testing.assert_allclose(P @ L @ U, a, atol=1e-12)
+
+
+@pytest.mark.parametrize("m", LIBS)
+def test_lu_with_infos_does_not_raise(m):
+    LU, pivots, infos = m.lu(m.from_numpy(SINGULAR), get_infos=True)
+    assert infos.tolist() == 3 or int(infos) == 3
+
+
+@pytest.mark.parametrize("m", LIBS)
+def test_out_forms_keep_their_tensor(m):
+    a = m.from_numpy(WELL)
+    out = m.empty(0, dtype=m.float64)
+    assert m.linalg.det(a, out=out) is out and abs(float(out) - float(m.det(a))) < 1e-12
+    inverse = m.empty(3, 3, dtype=m.float64)
+    assert m.linalg.inv(a, out=inverse) is inverse
+    np.testing.assert_allclose(inverse.numpy() @ WELL, np.eye(3), atol=1e-12)
+
+
+@pytest.mark.parametrize("m", LIBS)
+def test_deprecated_functions_warn(m):
+    a = m.from_numpy(WELL)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        m.cholesky(a)
+        m.triangular_solve(m.ones(3, 1, dtype=m.float64), a)
+        m.lu_solve(m.ones(3, 1, dtype=m.float64), *m.linalg.lu_factor(a))
+    messages = " ".join(str(w.message) for w in caught)
+    for name in ("torch.cholesky is deprecated", "torch.triangular_solve is deprecated", "torch.lu_solve is deprecated"):
+        assert name in messages
+
+
+def test_negative_matrix_powers_match_torch():
+    for n in (-1, -3):
+        ours, theirs = (m.matrix_power(m.from_numpy(WELL), n).numpy() for m in (tp, torch))
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda m, a: m.inverse(a), lambda m, a: m.linalg.cholesky(a @ a.mT + m.eye(3)), lambda m, a: m.matrix_exp(a),
+    lambda m, a: m.linalg.solve(a, a), lambda m, a: m.det(a.float()),
+], ids=["inverse", "cholesky", "matrix_exp", "solve", "det"])
+def test_output_dtype_under_autocast_matches_torch(fn):
+    dtypes = []
+    for m in (tp, torch):
+        a = m.from_numpy(WELL).float()
+        with m.autocast("cpu", dtype=m.bfloat16):
+            dtypes.append(str(fn(m, a).dtype).split(".")[-1])
+    assert dtypes[0] == dtypes[1]
+
+
+@pytest.mark.parametrize("fn", [
+    lambda m, a, b: m.linalg.solve(a, b), lambda m, a, b: m.linalg.inv(a) @ b,
+    lambda m, a, b: m.linalg.cholesky(a @ a.mT + 3 * m.eye(3, dtype=a.dtype)),
+    lambda m, a, b: m.linalg.solve_triangular(a, b, upper=True), lambda m, a, b: m.det(a),
+    lambda m, a, b: m.linalg.lu_solve(*m.linalg.lu_factor(a), b), lambda m, a, b: m.matrix_exp(a),
+], ids=["solve", "inv", "cholesky", "solve_triangular", "det", "lu_solve", "matrix_exp"])
+def test_second_derivatives_match_finite_differences(fn):
+    rng = np.random.default_rng(2)
+    a = tp.from_numpy(WELL + 0.1 * rng.standard_normal((3, 3))).requires_grad_()
+    b = tp.from_numpy(rng.standard_normal((3, 2))).requires_grad_()
+    assert tp.autograd.gradgradcheck(lambda x, y: fn(tp, x, y), (a, b))
+
+
+@pytest.mark.parametrize("m", LIBS)
+def test_product_of_two_batch_broadcast_operands(m):
+    a = m.tensor([[[0.5, 2.0]]]).expand(3, 1, 2)
+    b = m.tensor([[[1.0], [3.0]]]).expand(3, 2, 1)
+    assert (a @ b).tolist() == [[[6.5]]] * 3
+    assert (b @ a).tolist() == [[[0.5, 2.0], [1.5, 6.0]]] * 3
