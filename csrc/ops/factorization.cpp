@@ -187,27 +187,37 @@ class CholeskyBackward final : public autograd::Node {
 
 // ---- solves ----
 
-class SolveBackward final : public autograd::Node {
+// The coefficient's gradient of a solve, from the right-hand side's gradient gB and the solution
+// X: -gB X^T for op(A) X = B (left), -X^T gB for X op(A) = B.
+Tensor coefficient_grad(const Tensor& gB, const Tensor& X, bool left) {
+  return neg(left ? matmul(gB, mT(X)) : matmul(mT(X), gB));
+}
+
+// What a solve's backward reads: the coefficient A and the solution X.
+class SolveNode : public autograd::Node {
+ public:
+  void release_saved() override {
+    a_.release();
+    x_.release();
+  }
+  autograd::SavedTensor a_, x_;
+};
+
+class SolveBackward final : public SolveNode {
  public:
   explicit SolveBackward(bool left) : left_(left) {}
   std::string name() const override { return "LinalgSolveExBackward0"; }
   TensorList apply(TensorList&& grads) override {
     Tensor A = a_.unpack(*this), X = x_.unpack(*this);
     Tensor gB = linalg_solve(mT(A), grads[0], left_);
-    Tensor gA = needs_input_grad(0) ? neg(left_ ? matmul(gB, mT(X)) : matmul(mT(X), gB)) : Tensor();
-    return {gA, gB};
+    return {needs_input_grad(0) ? coefficient_grad(gB, X, left_) : Tensor(), gB};
   }
-  void release_saved() override {
-    a_.release();
-    x_.release();
-  }
-  autograd::SavedTensor a_, x_;
 
  private:
   bool left_;
 };
 
-class TriangularSolveBackward final : public autograd::Node {
+class TriangularSolveBackward final : public SolveNode {
  public:
   TriangularSolveBackward(bool upper, bool left, bool unitriangular)
       : upper_(upper), left_(left), unitriangular_(unitriangular) {}
@@ -216,17 +226,10 @@ class TriangularSolveBackward final : public autograd::Node {
     Tensor A = a_.unpack(*this), X = x_.unpack(*this);
     Tensor gB = linalg_solve_triangular(mT(A), grads[0], !upper_, left_, unitriangular_);
     Tensor gA;
-    if (needs_input_grad(0)) {
-      gA = neg(left_ ? matmul(gB, mT(X)) : matmul(mT(X), gB));
-      gA = triangle(gA, upper_, unitriangular_ ? (upper_ ? 1 : -1) : 0);
-    }
+    if (needs_input_grad(0))
+      gA = triangle(coefficient_grad(gB, X, left_), upper_, unitriangular_ ? (upper_ ? 1 : -1) : 0);
     return {gA, gB};
   }
-  void release_saved() override {
-    a_.release();
-    x_.release();
-  }
-  autograd::SavedTensor a_, x_;
 
  private:
   bool upper_, left_, unitriangular_;
@@ -244,9 +247,9 @@ class LuSolveBackward final : public autograd::Node {
     Tensor gLU;
     if (needs_input_grad(0)) {
       Tensor X = x_.unpack(*this);
-      Tensor gA = left_ ? (adjoint_ ? matmul(X, mT(gB)) : matmul(gB, mT(X)))
-                        : (adjoint_ ? matmul(mT(gB), X) : matmul(mT(X), gB));
-      Tensor gPA = permute_rows(neg(gA), piv, true);
+      // With op(A) = A^T, A's gradient is the transpose of op(A)'s.
+      Tensor gA = coefficient_grad(gB, X, left_);
+      Tensor gPA = permute_rows(adjoint_ ? mT(gA) : gA, piv, true);
       const int64_t n = lu.size(-1);
       Tensor L = add(triangle(lu, false, -1), eye(n, {}, lu.dtype(), lu.device())), U = triangle(lu, true);
       gLU = add(triangle(matmul(gPA, mT(U)), false, -1), triangle(matmul(mT(L), gPA), true));

@@ -1,6 +1,7 @@
 """The in-place (`x.op_()`) and `out=` forms of an op, derived from its functional form as PyTorch
 derives them: compute the result, check that it can be cast to the destination's dtype, write it."""
 
+import collections
 import functools
 
 from tensorplay import _C
@@ -51,3 +52,10 @@ def inplace(fn):
     op.__name__ = op.__qualname__ = fn.__name__ + "_"
     op.__doc__ = f"In-place form of {fn.__name__}()."
     return op
+
+
+def return_type(name, fields):
+    """The named tuple an op returns, as PyTorch's torch.return_types.<name>."""
+    cls = collections.namedtuple(name, fields)
+    cls.__module__ = "tensorplay.return_types"
+    return cls

@@ -6,14 +6,13 @@ the LU and Cholesky factorizations, the solves on them and the triangular solve,
 nodes give these their gradients. A determinant is the product of U's diagonal, signed by the
 parity of the LU pivots."""
 
-import collections
 import contextlib
 import re
 import warnings
 
 import tensorplay
 from tensorplay import _C
-from tensorplay._composites._forms import with_out, write_out
+from tensorplay._composites._forms import return_type, with_out, write_out
 from tensorplay.amp.composite_casts import float32_inputs, outside_autocast
 
 __all__ = [
@@ -28,22 +27,17 @@ METHODS = [
 _L = _C._linalg
 
 
-def _return_type(name, fields):
-    cls = collections.namedtuple(name, fields)
-    cls.__module__ = "tensorplay.return_types"
-    return cls
 
-
-linalg_slogdet_result = _return_type("linalg_slogdet", "sign logabsdet")
-slogdet_result = _return_type("slogdet", "sign logabsdet")
-lu_factor_result = _return_type("linalg_lu_factor", "LU pivots")
-lu_factor_ex_result = _return_type("linalg_lu_factor_ex", "LU pivots info")
-linalg_lu_result = _return_type("linalg_lu", "P L U")
-lu_unpack_result = _return_type("lu_unpack", "P L U")
-inv_ex_result = _return_type("linalg_inv_ex", "inverse info")
-cholesky_ex_result = _return_type("linalg_cholesky_ex", "L info")
-solve_ex_result = _return_type("linalg_solve_ex", "result info")
-triangular_solve_result = _return_type("triangular_solve", "solution cloned_coefficient")
+linalg_slogdet_result = return_type("linalg_slogdet", "sign logabsdet")
+slogdet_result = return_type("slogdet", "sign logabsdet")
+lu_factor_result = return_type("linalg_lu_factor", "LU pivots")
+lu_factor_ex_result = return_type("linalg_lu_factor_ex", "LU pivots info")
+linalg_lu_result = return_type("linalg_lu", "P L U")
+lu_unpack_result = return_type("lu_unpack", "P L U")
+inv_ex_result = return_type("linalg_inv_ex", "inverse info")
+cholesky_ex_result = return_type("linalg_cholesky_ex", "L info")
+solve_ex_result = return_type("linalg_solve_ex", "result info")
+triangular_solve_result = return_type("triangular_solve", "solution cloned_coefficient")
 
 _warned = set()
 

@@ -5,7 +5,6 @@ covariances, NaN-ignoring reductions, and a few products (inner, vander, matrix_
 They are composites of sort, gather, scatter_add, cumsum and the reductions: a value picked by
 sort and gather carries its gradient back to the element it came from, as PyTorch's do."""
 
-import collections
 import functools
 import inspect
 import math
@@ -15,7 +14,7 @@ import warnings
 
 import tensorplay
 from tensorplay import _C
-from tensorplay._composites._forms import with_out, write_out
+from tensorplay._composites._forms import return_type, with_out, write_out
 from tensorplay._dtypes import aten_name, cpp_type_name
 from tensorplay.amp.composite_casts import float32_inputs, outside_autocast
 from tensorplay.nn._functional._checks import _named, _tensor_arg
@@ -34,20 +33,15 @@ METHODS = [
 ]
 
 
-def _return_type(name, fields):
-    cls = collections.namedtuple(name, fields)
-    cls.__module__ = "tensorplay.return_types"
-    return cls
 
-
-_median = _return_type("median", "values indices")
-_nanmedian = _return_type("nanmedian", "values indices")
-_mode = _return_type("mode", "values indices")
-_cummax = _return_type("cummax", "values indices")
-_cummin = _return_type("cummin", "values indices")
-_aminmax = _return_type("aminmax", "min max")
-_histogram = _return_type("histogram", "hist bin_edges")
-_histogramdd = _return_type("histogramdd", "hist bin_edges")
+_median = return_type("median", "values indices")
+_nanmedian = return_type("nanmedian", "values indices")
+_mode = return_type("mode", "values indices")
+_cummax = return_type("cummax", "values indices")
+_cummin = return_type("cummin", "values indices")
+_aminmax = return_type("aminmax", "min max")
+_histogram = return_type("histogram", "hist bin_edges")
+_histogramdd = return_type("histogramdd", "hist bin_edges")
 
 # PyTorch's C++ type names, as its dtype-mismatch messages print them.
 _C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
