@@ -233,12 +233,6 @@ def test_errors_match_torch():
         tp.median(tp.ones(0, 3), 0)
 
 
-def test_matrix_power_negative_is_not_available():
-    # tensorplay has no matrix inverse yet: negative powers are refused, not computed wrongly.
-    with pytest.raises(NotImplementedError, match="matrix_power"):
-        tp.matrix_power(tp.eye(2), -1)
-
-
 def test_warnings_match_torch():
     for fn in (lambda m: m.cov(m.ones(2, 1)), lambda m: m.cov(m.ones(3, 4), correction=5)):
         messages = []
