@@ -155,3 +155,36 @@ def test_product_of_two_batch_broadcast_operands(m):
     b = m.tensor([[[1.0], [3.0]]]).expand(3, 2, 1)
     assert (a @ b).tolist() == [[[6.5]]] * 3
     assert (b @ a).tolist() == [[[0.5, 2.0], [1.5, 6.0]]] * 3
+
+
+# (name, call with out=): the ops with several results take a tuple out=.
+TUPLE_OUTS = [
+    ("triangular_solve", lambda m, a, out: m.triangular_solve(m.ones(3, 2, dtype=m.float64), a, out=out), 2),
+    ("lu_unpack", lambda m, a, out: m.lu_unpack(*m.linalg.lu_factor(a), out=out), 3),
+    ("lu", lambda m, a, out: m.lu(a, get_infos=True, out=out), 3),
+    ("linalg.slogdet", lambda m, a, out: m.linalg.slogdet(a, out=out), 2),
+    ("linalg.solve_ex", lambda m, a, out: m.linalg.solve_ex(a, m.ones(3, dtype=m.float64), out=out), 2),
+    ("linalg.inv_ex", lambda m, a, out: m.linalg.inv_ex(a, out=out), 2),
+    ("linalg.cholesky_ex", lambda m, a, out: m.linalg.cholesky_ex(a, out=out), 2),
+    ("linalg.lu_factor", lambda m, a, out: m.linalg.lu_factor(a, out=out), 2),
+    ("linalg.lu_factor_ex", lambda m, a, out: m.linalg.lu_factor_ex(a, out=out), 3),
+    ("linalg.lu", lambda m, a, out: m.linalg.lu(a, out=out), 3),
+]
+
+
+@pytest.mark.parametrize("call, count", [case[1:] for case in TUPLE_OUTS], ids=[case[0] for case in TUPLE_OUTS])
+def test_tuple_out_forms_match_torch(call, count):
+    results = {}
+    for m in (tp, torch):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            a = m.from_numpy(WELL)
+            expected = call(m, a, None)
+            out = tuple(m.empty(0, dtype=e.dtype) for e in expected)
+            returned = call(m, a, out)
+            assert all(r is o for r, o in zip(returned, out))
+            with pytest.raises(TypeError, match=f"expected tuple of {count} elements but got 1"):
+                call(m, a, out[:1])
+        results[m] = [t.numpy() for t in returned]
+    for ours, theirs in zip(results[tp], results[torch]):
+        np.testing.assert_allclose(ours, theirs, atol=1e-12)

@@ -26,6 +26,18 @@ def write_out(op, out, result):
     return _C._write_out(op, out, result)
 
 
+def write_outs(op, out, results):
+    """PyTorch's out= of an op with several results: a tuple of as many tensors, each written as
+    write_out writes one; returns them in the op's named tuple."""
+    if not isinstance(out, (tuple, list)) or not all(isinstance(t, _C.Tensor) for t in out):
+        raise TypeError(f"{op}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+    if len(out) != len(results):
+        raise TypeError(f"expected tuple of {len(results)} elements but got {len(out)}")
+    for target, value in zip(out, results):
+        write_out(op, target, value)
+    return type(results)(*out)
+
+
 def with_out(fn):
     """fn with PyTorch's keyword-only out= argument."""
     @functools.wraps(fn)

@@ -12,7 +12,7 @@ import warnings
 
 import tensorplay
 from tensorplay import _C
-from tensorplay._composites._forms import return_type, with_out, write_out
+from tensorplay._composites._forms import return_type, with_out, write_out, write_outs
 from tensorplay.amp.composite_casts import float32_inputs, outside_autocast
 
 __all__ = [
@@ -32,6 +32,8 @@ linalg_slogdet_result = return_type("linalg_slogdet", "sign logabsdet")
 slogdet_result = return_type("slogdet", "sign logabsdet")
 lu_factor_result = return_type("linalg_lu_factor", "LU pivots")
 lu_factor_ex_result = return_type("linalg_lu_factor_ex", "LU pivots info")
+lu_result = return_type("lu", "LU pivots")
+lu_infos_result = return_type("lu", "LU pivots infos")
 linalg_lu_result = return_type("linalg_lu", "P L U")
 lu_unpack_result = return_type("lu_unpack", "P L U")
 inv_ex_result = return_type("linalg_inv_ex", "inverse info")
@@ -146,8 +148,9 @@ def _slogdet(op, A):
     return sign * diagonal.sign().prod(-1), diagonal.abs().log().sum(-1)
 
 
-def linalg_slogdet(A):
-    return linalg_slogdet_result(*_slogdet("linalg.slogdet", A))
+def linalg_slogdet(A, *, out=None):
+    result = linalg_slogdet_result(*_slogdet("linalg.slogdet", A))
+    return result if out is None else write_outs("linalg_slogdet", out, result)
 
 
 def slogdet(input):
@@ -171,8 +174,9 @@ def _solve_ex(op, A, B, left, check_errors):
         return _L.solve_ex(A, B, left, check_errors)
 
 
-def linalg_solve_ex(A, B, *, left=True, check_errors=False):
-    return solve_ex_result(*_solve_ex("linalg.solve_ex", A, B, left, check_errors))
+def linalg_solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    result = solve_ex_result(*_solve_ex("linalg.solve_ex", A, B, left, check_errors))
+    return result if out is None else write_outs("linalg_solve_ex", out, result)
 
 
 def linalg_solve(A, B, *, left=True, out=None):
@@ -195,8 +199,9 @@ def _inv_ex(op, A, check_errors):
     return inverse, info
 
 
-def linalg_inv_ex(A, *, check_errors=False):
-    return inv_ex_result(*_inv_ex("linalg.inv_ex", A, check_errors))
+def linalg_inv_ex(A, *, check_errors=False, out=None):
+    result = inv_ex_result(*_inv_ex("linalg.inv_ex", A, check_errors))
+    return result if out is None else write_outs("linalg_inv_ex", out, result)
 
 
 def linalg_inv(A, *, out=None):
@@ -220,7 +225,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=
     return result if out is None else write_out("linalg_solve_triangular", out, result)
 
 
-def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
+def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     """Solves op(A) X = input for triangular A; returns (X, a copy of A)."""
     _deprecated("triangular_solve", "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangular"
                 "and will be removed in a future PyTorch release.\ntorch.linalg.solve_triangular has its arguments "
@@ -239,7 +244,8 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
     with _named("triangular_solve"):
         solution = _L.solve_triangular(coefficient, input, upper != transpose, True, unitriangular)
     batch = tuple(solution.shape[:-2])
-    return triangular_solve_result(solution, A.expand(batch + tuple(A.shape[-2:])).clone())
+    result = triangular_solve_result(solution, A.expand(batch + tuple(A.shape[-2:])).clone())
+    return result if out is None else write_outs("triangular_solve", out, result)
 
 
 # ---- Cholesky ----
@@ -252,8 +258,9 @@ def _cholesky_ex(op, A, upper, check_errors):
         return _L.cholesky_ex(A, upper, check_errors)
 
 
-def linalg_cholesky_ex(A, *, upper=False, check_errors=False):
-    return cholesky_ex_result(*_cholesky_ex("linalg.cholesky_ex", A, upper, check_errors))
+def linalg_cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+    result = cholesky_ex_result(*_cholesky_ex("linalg.cholesky_ex", A, upper, check_errors))
+    return result if out is None else write_outs("linalg_cholesky_ex", out, result)
 
 
 def linalg_cholesky(A, *, upper=False, out=None):
@@ -308,24 +315,22 @@ def _lu_factor_ex(op, A, pivot, check_errors):
         return _L.lu_factor_ex(A, pivot, check_errors)
 
 
-def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
-    return lu_factor_ex_result(*_lu_factor_ex("linalg.lu_factor_ex", A, pivot, check_errors))
+def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
+    result = lu_factor_ex_result(*_lu_factor_ex("linalg.lu_factor_ex", A, pivot, check_errors))
+    return result if out is None else write_outs("linalg_lu_factor_ex", out, result)
 
 
-def linalg_lu_factor(A, *, pivot=True):
+def linalg_lu_factor(A, *, pivot=True, out=None):
     LU, pivots, _ = _lu_factor_ex("linalg.lu_factor", A, pivot, True)
-    return lu_factor_result(LU, pivots)
+    result = lu_factor_result(LU, pivots)
+    return result if out is None else write_outs("linalg_lu_factor", out, result)
 
 
 def lu(A, pivot=True, get_infos=False, out=None):
     """torch.lu: (LU, pivots), and the LAPACK infos when get_infos; a singular A is no error."""
     LU, pivots, infos = _lu_factor_ex("lu", A, pivot, False)
-    result = (LU, pivots, infos) if get_infos else (LU, pivots)
-    if out is not None:
-        for target, value in zip(out, result):
-            write_out("lu", target, value)
-        return out
-    return result
+    result = lu_infos_result(LU, pivots, infos) if get_infos else lu_result(LU, pivots)
+    return result if out is None else write_outs("lu", out, result)
 
 
 def _lu_unpack(op, LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
@@ -348,15 +353,17 @@ def _lu_unpack(op, LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     return lu_unpack_result(P, L, U)
 
 
-def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
     """(P, L, U) with A = P L U, from lu_factor's LU and pivots; empty tensors for what is not
     unpacked."""
-    return _lu_unpack("lu_unpack", LU_data, LU_pivots, unpack_data, unpack_pivots)
+    result = _lu_unpack("lu_unpack", LU_data, LU_pivots, unpack_data, unpack_pivots)
+    return result if out is None else write_outs("lu_unpack", out, result)
 
 
-def linalg_lu(A, *, pivot=True):
+def linalg_lu(A, *, pivot=True, out=None):
     LU, pivots, _ = _lu_factor_ex("linalg.lu", A, pivot, False)
-    return linalg_lu_result(*_lu_unpack("linalg.lu", LU, pivots))
+    result = linalg_lu_result(*_lu_unpack("linalg.lu", LU, pivots))
+    return result if out is None else write_outs("linalg_lu", out, result)
 
 
 def _lu_solve(op, LU, pivots, B, left, adjoint):
