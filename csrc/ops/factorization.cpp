@@ -83,17 +83,33 @@ void check_infos(const char* op, const Tensor& info, bool batched, const Message
     }
 }
 
-// The solve of op(A) X = B for triangular A (left), or X op(A) = B (right), where op(A) is A or
-// its transpose; no autograd. A: [..., n, n]; B: [..., n, k] (left) or [..., k, n] (right).
-Tensor triangular_solve_kernel(const Tensor& A, const Tensor& B, bool upper, bool left, bool transpose_a,
-                               bool unitriangular) {
-  Shape batch = broadcast_shapes("linalg.solve_triangular", batch_shape(A), batch_shape(B));
-  Tensor a = column_major(A, batch);
-  // X op(A) = B is op(A)^T X^T = B^T.
+// PyTorch's checks of a system A X = B (left) or X A = B: A (named `coefficient`) square
+// matrices, B matrices of A's dtype and of a matching size.
+void check_system(const char* op, const Tensor& A, const Tensor& B, bool left, const char* coefficient = "A") {
+  check_square(op, A, coefficient);
+  check_matrices(op, B, "B");
+  TP_CHECK(A.dtype() == B.dtype(), "[", op, "] Expected ", coefficient, " and B to have the same dtype, but found ",
+           coefficient, " of type ", name(A.dtype()), " and B of type ", name(B.dtype()), " instead");
+  const int64_t n = A.size(-1);
+  TP_CHECK(left ? B.size(-2) == n : B.size(-1) == n, "[", op, "] Incompatible shapes of A and B for the equation ",
+           left ? "AX = B (" : "XA = B (", n, "x", n, " and ", B.size(-2), "x", B.size(-1), ")");
+}
+
+// X of op(A) X = B (left) or X op(A) = B, B's matrices broadcast to `batch`: solve(x, transpose)
+// overwrites x, a column-major copy of B, with the solution of op(A) x = B, where op transposes
+// when asked. X op(A) = B is op(A)^T X^T = B^T.
+template <class Solve>
+Tensor solve_for(const Tensor& B, IntArrayRef batch, bool left, bool transpose, const Solve& solve) {
   Tensor x = column_major(left ? B : mT(B), batch);
-  backend(A.device()).triangular_solve(a, x, upper, left ? transpose_a : !transpose_a, unitriangular);
+  solve(x, left ? transpose : !transpose);
   x = reshape(x, with_matrix(batch, x.size(1), x.size(2)));
   return left ? x : mT(x);
+}
+
+// The pivots [count(from), n] of an LU batch, broadcast to `batch`: [count(batch), n].
+Tensor broadcast_pivots(const Tensor& pivots, IntArrayRef from, IntArrayRef batch, int64_t n) {
+  Shape sizes = with_matrix(from, 1, n), broadcast = with_matrix(batch, 1, n);
+  return contiguous(reshape(expand(reshape(pivots, sizes), broadcast), {count(batch), n}));
 }
 
 // ---- LU ----
@@ -131,6 +147,11 @@ Tensor permutation_from_pivots(const Tensor& pivots, int64_t rows, bool transpos
   return to(reshape(inverse, sizes), pivots.device());
 }
 
+// The unit lower triangle L and the upper triangle U packed in a square LU.
+std::pair<Tensor, Tensor> unpack_lu(const Tensor& lu) {
+  return {add(triangle(lu, false, -1), eye(lu.size(-1), {}, lu.dtype(), lu.device())), triangle(lu, true)};
+}
+
 // P @ m (or P^T @ m) for the permutation of the pivots, m: [..., rows, cols].
 Tensor permute_rows(const Tensor& m, const Tensor& pivots, bool transposed = false) {
   Tensor perm = unsqueeze(permutation_from_pivots(pivots, m.size(-2), transposed), -1);
@@ -144,9 +165,7 @@ class LuFactorBackward final : public autograd::Node {
   TensorList apply(TensorList&& grads) override {
     Tensor lu = lu_.unpack(*this), piv = pivots_.unpack(*this);
     const Tensor& g = grads[0];
-    const int64_t n = lu.size(-1);
-    Tensor L = add(triangle(lu, false, -1), eye(n, {}, lu.dtype(), lu.device()));
-    Tensor U = triangle(lu, true);
+    auto [L, U] = unpack_lu(lu);
     Tensor phi = add(triangle(matmul(mT(L), triangle(g, false, -1)), false, -1),
                      triangle(matmul(triangle(g, true), mT(U)), true));
     // L^{-T} phi U^{-T}: a left solve with L^T (upper, unit diagonal), then a right one with U^T.
@@ -250,8 +269,7 @@ class LuSolveBackward final : public autograd::Node {
       // With op(A) = A^T, A's gradient is the transpose of op(A)'s.
       Tensor gA = coefficient_grad(gB, X, left_);
       Tensor gPA = permute_rows(adjoint_ ? mT(gA) : gA, piv, true);
-      const int64_t n = lu.size(-1);
-      Tensor L = add(triangle(lu, false, -1), eye(n, {}, lu.dtype(), lu.device())), U = triangle(lu, true);
+      auto [L, U] = unpack_lu(lu);
       gLU = add(triangle(matmul(gPA, mT(U)), false, -1), triangle(matmul(mT(L), gPA), true));
     }
     return {gLU, gB};
@@ -314,28 +332,17 @@ std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool piv
 
 Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
   const char* op = "linalg.lu_solve";
-  check_square(op, LU, "LU");
-  check_matrices(op, B, "B");
-  TP_CHECK(LU.dtype() == B.dtype(), "[", op, "] Expected LU and B to have the same dtype, but found LU of type ",
-           name(LU.dtype()), " and B of type ", name(B.dtype()), " instead");
+  check_system(op, LU, B, left, "LU");
   TP_CHECK(pivots.dtype() == ScalarType::Int32, "[", op, "] pivots should be a Tensor of scalar type int32, got ",
            name(pivots.dtype()));
   const int64_t n = LU.size(-1);
-  TP_CHECK(left ? B.size(-2) == n : B.size(-1) == n, "[", op, "] Incompatible shapes of A and B for the equation ",
-           left ? "AX = B (" : "XA = B (", n, "x", n, " and ", B.size(-2), "x", B.size(-1), ")");
   TP_CHECK(pivots.dim() == LU.dim() - 1 && pivots.size(-1) == n, "[", op, "] Expected pivots of shape ",
            to_string(LU.sizes().first(LU.dim() - 1)), ", got ", to_string(pivots.sizes()));
   autograd::Record<LuSolveBackward> record({&LU, &B}, left, adjoint);
   Shape batch = broadcast_shapes(op, batch_shape(LU), batch_shape(B));
-  Tensor lu = column_major(LU, batch);
-  Shape pivot_batch = batch;
-  pivot_batch.push_back(n);
-  Tensor piv = contiguous(reshape(expand(pivots, pivot_batch), {count(batch), n}));
-  // X op(A) = B is op(A)^T X^T = B^T.
-  Tensor x = column_major(left ? B : mT(B), batch);
-  backend(LU.device()).lu_solve(lu, piv, x, left ? adjoint : !adjoint);
-  x = reshape(x, with_matrix(batch, x.size(1), x.size(2)));
-  if (!left) x = mT(x);
+  Tensor lu = column_major(LU, batch), piv = broadcast_pivots(pivots, batch_shape(LU), batch, n);
+  Tensor x = solve_for(B, batch, left, adjoint,
+                       [&](const Tensor& b, bool transpose) { backend(LU.device()).lu_solve(lu, piv, b, transpose); });
   if (record) {
     record->lu_ = autograd::SavedTensor(LU, false);
     record->pivots_ = autograd::SavedTensor(pivots, false);
@@ -346,18 +353,13 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
 
 std::pair<Tensor, Tensor> linalg_solve_ex(const Tensor& A, const Tensor& B, bool left, bool check_errors) {
   const char* op = check_errors ? "linalg.solve" : "linalg.solve_ex";
-  check_square(op, A);
-  check_matrices(op, B.dim() == 1 ? unsqueeze(B, -1) : B, "B");
-  TP_CHECK(A.dtype() == B.dtype(), "[", op, "] Expected A and B to have the same dtype, but found A of type ",
-           name(A.dtype()), " and B of type ", name(B.dtype()), " instead");
+  check_system(op, A, B.dim() == 1 ? unsqueeze(B, -1) : B, left);
   if (left && is_vector_rhs(A, B)) {
     auto [x, info] = linalg_solve_ex(A, unsqueeze(B, -1), left, check_errors);
     return {squeeze(x, {-1}), info};
   }
   if (B.dim() == 1) return linalg_solve_ex(A, unsqueeze(B, -1), left, check_errors);  // a column, as PyTorch
   const int64_t n = A.size(-1);
-  TP_CHECK(left ? B.size(-2) == n : B.size(-1) == n, "[", op, "] Incompatible shapes of A and B for the equation ",
-           left ? "AX = B (" : "XA = B (", n, "x", n, " and ", B.size(-2), "x", B.size(-1), ")");
   autograd::Record<SolveBackward> record({&A, &B}, left);
   // A is factored once per matrix of its own batch; the factors are then broadcast to B's.
   const Shape a_batch = batch_shape(A), batch = broadcast_shapes(op, a_batch, batch_shape(B));
@@ -371,15 +373,10 @@ std::pair<Tensor, Tensor> linalg_solve_ex(const Tensor& A, const Tensor& B, bool
                 [](int) { return std::string("The solver failed because the input matrix is singular."); });
   if (a_batch != batch) {
     lu = column_major(reshape(lu, with_matrix(a_batch, n, n)), batch);
-    Shape pivot_batch = a_batch, pivot_broadcast = batch;
-    pivot_batch.push_back(n);
-    pivot_broadcast.push_back(n);
-    pivots = contiguous(reshape(expand(reshape(pivots, pivot_batch), pivot_broadcast), {count(batch), n}));
+    pivots = broadcast_pivots(pivots, a_batch, batch, n);
   }
-  Tensor x = column_major(left ? B : mT(B), batch);
-  be.lu_solve(lu, pivots, x, !left);
-  x = reshape(x, with_matrix(batch, x.size(1), x.size(2)));
-  if (!left) x = mT(x);
+  Tensor x =
+      solve_for(B, batch, left, false, [&](const Tensor& b, bool transpose) { be.lu_solve(lu, pivots, b, transpose); });
   if (record) {
     record->a_ = autograd::SavedTensor(A, false);
     record->x_ = autograd::SavedTensor(x, true);
@@ -415,15 +412,13 @@ std::pair<Tensor, Tensor> linalg_cholesky_ex(const Tensor& A, bool upper, bool c
 
 Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left, bool unitriangular) {
   const char* op = "linalg.solve_triangular";
-  check_square(op, A);
-  check_matrices(op, B, "B");
-  TP_CHECK(A.dtype() == B.dtype(), "[", op, "] Expected A and B to have the same dtype, but found A of type ",
-           name(A.dtype()), " and B of type ", name(B.dtype()), " instead");
-  const int64_t n = A.size(-1);
-  TP_CHECK(left ? B.size(-2) == n : B.size(-1) == n, "[", op, "] Incompatible shapes of A and B for the equation ",
-           left ? "AX = B (" : "XA = B (", n, "x", n, " and ", B.size(-2), "x", B.size(-1), ")");
+  check_system(op, A, B, left);
   autograd::Record<TriangularSolveBackward> record({&A, &B}, upper, left, unitriangular);
-  Tensor x = triangular_solve_kernel(A, B, upper, left, false, unitriangular);
+  const Shape batch = broadcast_shapes(op, batch_shape(A), batch_shape(B));
+  Tensor a = column_major(A, batch);
+  Tensor x = solve_for(B, batch, left, false, [&](const Tensor& b, bool transpose) {
+    backend(A.device()).triangular_solve(a, b, upper, transpose, unitriangular);
+  });
   if (record) {
     record->a_ = autograd::SavedTensor(A, false);
     record->x_ = autograd::SavedTensor(x, true);
