@@ -62,6 +62,10 @@ class CpuBackend final : public Backend {
   void lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool transpose) override;
   void cholesky(const Tensor& a, const Tensor& info, bool upper) override;
   void triangular_solve(const Tensor& a, const Tensor& b, bool upper, bool transpose, bool unitriangular) override;
+  void qr_factor(const Tensor& a, const Tensor& tau) override;
+  void qr_q(const Tensor& a, const Tensor& tau) override;
+  void svd(const Tensor& a, const Tensor& s, const Tensor& u, const Tensor& vh, const Tensor& info) override;
+  void eigh(const Tensor& a, const Tensor& w, const Tensor& info, bool upper, bool vectors) override;
 
   void lstm_cell(const Tensor& gates, const Tensor& c_prev, const Tensor& c, const Tensor& h) override;
   void lstm_cell_backward(const Tensor& grad_gates, const Tensor& grad_c, const Tensor& grad_h, const Tensor& gates,

@@ -2,9 +2,11 @@
 // our OpenMP pool). Each matrix of a batch is one call: OpenBLAS parallelises inside a call, and
 // the ops' matrices are column-major as Fortran reads them (dispatch/backend.h).
 
+#include <algorithm>
 #include <climits>
 #include <cstddef>
 #include <type_traits>
+#include <vector>
 
 #include "cpu/backend.h"
 
@@ -25,6 +27,24 @@ void strsm_(const char* side, const char* uplo, const char* transa, const char* 
 void dtrsm_(const char* side, const char* uplo, const char* transa, const char* diag, const int* m, const int* n,
             const double* alpha, const double* a, const int* lda, double* b, const int* ldb, size_t, size_t, size_t,
             size_t);
+void sgeqrf_(const int* m, const int* n, float* a, const int* lda, float* tau, float* work, const int* lwork,
+             int* info);
+void dgeqrf_(const int* m, const int* n, double* a, const int* lda, double* tau, double* work, const int* lwork,
+             int* info);
+void sorgqr_(const int* m, const int* n, const int* k, float* a, const int* lda, const float* tau, float* work,
+             const int* lwork, int* info);
+void dorgqr_(const int* m, const int* n, const int* k, double* a, const int* lda, const double* tau, double* work,
+             const int* lwork, int* info);
+void sgesdd_(const char* jobz, const int* m, const int* n, float* a, const int* lda, float* s, float* u,
+             const int* ldu, float* vt, const int* ldvt, float* work, const int* lwork, int* iwork, int* info,
+             size_t jobz_len);
+void dgesdd_(const char* jobz, const int* m, const int* n, double* a, const int* lda, double* s, double* u,
+             const int* ldu, double* vt, const int* ldvt, double* work, const int* lwork, int* iwork, int* info,
+             size_t jobz_len);
+void ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, const int* lda, float* w, float* work,
+             const int* lwork, int* iwork, const int* liwork, int* info, size_t jobz_len, size_t uplo_len);
+void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w, double* work,
+             const int* lwork, int* iwork, const int* liwork, int* info, size_t jobz_len, size_t uplo_len);
 }
 
 namespace tp::cpu {
@@ -41,6 +61,10 @@ struct Lapack<float> {
   static constexpr auto getrs = sgetrs_;
   static constexpr auto potrf = spotrf_;
   static constexpr auto trsm = strsm_;
+  static constexpr auto geqrf = sgeqrf_;
+  static constexpr auto orgqr = sorgqr_;
+  static constexpr auto gesdd = sgesdd_;
+  static constexpr auto syevd = ssyevd_;
 };
 
 template <>
@@ -49,6 +73,10 @@ struct Lapack<double> {
   static constexpr auto getrs = dgetrs_;
   static constexpr auto potrf = dpotrf_;
   static constexpr auto trsm = dtrsm_;
+  static constexpr auto geqrf = dgeqrf_;
+  static constexpr auto orgqr = dorgqr_;
+  static constexpr auto gesdd = dgesdd_;
+  static constexpr auto syevd = dsyevd_;
 };
 
 int fortran_int(const char* op, int64_t n) {
@@ -71,6 +99,18 @@ void with_lapack_dtype(const char* op, ScalarType dtype, const F& f) {
 template <class T>
 T* matrix(const Tensor& t, int64_t i) {
   return static_cast<T*>(t.data_ptr()) + i * t.size(1) * t.size(2);
+}
+
+template <class T>
+T* row(const Tensor& t, int64_t i) {
+  return static_cast<T*>(t.data_ptr()) + i * t.size(1);
+}
+
+// A workspace of the size LAPACK asked for in a query call (lwork = -1), which returns it as a
+// floating-point number in the first element.
+template <class T>
+std::vector<T> workspace(T asked) {
+  return std::vector<T>(std::max<size_t>(1, static_cast<size_t>(asked)));
 }
 
 }  // namespace
@@ -126,6 +166,78 @@ void CpuBackend::triangular_solve(const Tensor& a, const Tensor& b, bool upper, 
     for (int64_t i = 0; i < b.size(0); ++i)
       Lapack<T>::trsm(&side, &uplo, &trans, &diag, &n, &k, &one, matrix<T>(a, i), &ld, matrix<T>(b, i), &ld, 1, 1, 1,
                       1);
+  });
+}
+
+void CpuBackend::qr_factor(const Tensor& a, const Tensor& tau) {
+  const int m = fortran_int("geqrf", a.size(1)), n = fortran_int("geqrf", a.size(2));
+  const int lda = m > 0 ? m : 1;
+  with_lapack_dtype("geqrf", a.dtype(), [&](auto t) {
+    using T = decltype(t);
+    int info = 0, query = -1;  // no failures but argument errors, which the op's checks rule out
+    T asked = 0;
+    Lapack<T>::geqrf(&m, &n, nullptr, &lda, nullptr, &asked, &query, &info);
+    std::vector<T> work = workspace(asked);
+    const int lwork = static_cast<int>(work.size());
+    for (int64_t i = 0; i < a.size(0); ++i)
+      Lapack<T>::geqrf(&m, &n, matrix<T>(a, i), &lda, row<T>(tau, i), work.data(), &lwork, &info);
+  });
+}
+
+void CpuBackend::qr_q(const Tensor& a, const Tensor& tau) {
+  const int m = fortran_int("orgqr", a.size(1)), n = fortran_int("orgqr", a.size(2));
+  const int k = fortran_int("orgqr", tau.size(1)), lda = m > 0 ? m : 1;
+  with_lapack_dtype("orgqr", a.dtype(), [&](auto t) {
+    using T = decltype(t);
+    int info = 0, query = -1;
+    T asked = 0;
+    Lapack<T>::orgqr(&m, &n, &k, nullptr, &lda, nullptr, &asked, &query, &info);
+    std::vector<T> work = workspace(asked);
+    const int lwork = static_cast<int>(work.size());
+    for (int64_t i = 0; i < a.size(0); ++i)
+      Lapack<T>::orgqr(&m, &n, &k, matrix<T>(a, i), &lda, row<T>(tau, i), work.data(), &lwork, &info);
+  });
+}
+
+void CpuBackend::svd(const Tensor& a, const Tensor& s, const Tensor& u, const Tensor& vh, const Tensor& info) {
+  const int m = fortran_int("linalg.svd", a.size(1)), n = fortran_int("linalg.svd", a.size(2));
+  const int lda = m > 0 ? m : 1;
+  const bool vectors = u.defined();
+  // 'S': the first min(m, n) singular vectors, 'A': all of them, as u and vh are sized.
+  const char jobz = !vectors ? 'N' : u.size(2) == std::min(m, n) && vh.size(1) == std::min(m, n) ? 'S' : 'A';
+  const int ldu = vectors && m > 0 ? m : 1, ldvt = vectors && vh.size(1) > 0 ? static_cast<int>(vh.size(1)) : 1;
+  with_lapack_dtype("linalg.svd", a.dtype(), [&](auto t) {
+    using T = decltype(t);
+    std::vector<int> iwork(8 * static_cast<size_t>(std::max(1, std::min(m, n))));
+    int query = -1, query_info = 0;
+    T asked = 0;
+    Lapack<T>::gesdd(&jobz, &m, &n, nullptr, &lda, nullptr, nullptr, &ldu, nullptr, &ldvt, &asked, &query,
+                     iwork.data(), &query_info, 1);
+    std::vector<T> work = workspace(asked);
+    const int lwork = static_cast<int>(work.size());
+    for (int64_t i = 0; i < a.size(0); ++i)
+      Lapack<T>::gesdd(&jobz, &m, &n, matrix<T>(a, i), &lda, row<T>(s, i), vectors ? matrix<T>(u, i) : nullptr, &ldu,
+                       vectors ? matrix<T>(vh, i) : nullptr, &ldvt, work.data(), &lwork, iwork.data(),
+                       static_cast<int*>(info.data_ptr()) + i, 1);
+  });
+}
+
+void CpuBackend::eigh(const Tensor& a, const Tensor& w, const Tensor& info, bool upper, bool vectors) {
+  const int n = fortran_int("linalg.eigh", a.size(1));
+  const int lda = n > 0 ? n : 1;
+  const char jobz = vectors ? 'V' : 'N', uplo = upper ? 'U' : 'L';
+  with_lapack_dtype("linalg.eigh", a.dtype(), [&](auto t) {
+    using T = decltype(t);
+    int query = -1, query_info = 0, asked_iwork = 0;
+    T asked = 0;
+    Lapack<T>::syevd(&jobz, &uplo, &n, nullptr, &lda, nullptr, &asked, &query, &asked_iwork, &query, &query_info, 1,
+                     1);
+    std::vector<T> work = workspace(asked);
+    std::vector<int> iwork(std::max(1, asked_iwork));
+    const int lwork = static_cast<int>(work.size()), liwork = static_cast<int>(iwork.size());
+    for (int64_t i = 0; i < a.size(0); ++i)
+      Lapack<T>::syevd(&jobz, &uplo, &n, matrix<T>(a, i), &lda, row<T>(w, i), work.data(), &lwork, iwork.data(),
+                       &liwork, static_cast<int*>(info.data_ptr()) + i, 1, 1);
   });
 }
 

@@ -202,6 +202,21 @@ class Backend {
   // NaN, as in PyTorch, not an error.
   virtual void triangular_solve(const Tensor& a, const Tensor& b, bool upper, bool transpose,
                                 bool unitriangular) = 0;
+  // qr_factor: a [batch, m, n] is overwritten with R (on and above the diagonal) and the Householder
+  // reflectors of Q below it, whose scales go to tau [batch, min(m, n)] (LAPACK's geqrf).
+  virtual void qr_factor(const Tensor& a, const Tensor& tau) = 0;
+  // qr_q: a [batch, m, n], m >= n, holds qr_factor's reflectors in its first tau.size(1) <= n
+  // columns and is overwritten with the first n columns of their product Q (LAPACK's orgqr).
+  virtual void qr_q(const Tensor& a, const Tensor& tau) = 0;
+  // svd: a [batch, m, n] is destroyed; s [batch, min(m, n)] gets the singular values, descending,
+  // and, where u is defined, u [batch, m, m or min(m, n)] and vh [batch, n or min(m, n), n] the
+  // left and right singular vectors (all of them or the first min(m, n), as their sizes say).
+  // info > 0: the iteration did not converge.
+  virtual void svd(const Tensor& a, const Tensor& s, const Tensor& u, const Tensor& vh, const Tensor& info) = 0;
+  // eigh: a symmetric a [batch, n, n], of which the triangle named by `upper` is read; w [batch, n]
+  // gets its eigenvalues, ascending, and a is overwritten with the eigenvectors (as columns) where
+  // `vectors`, or destroyed. info > 0: the iteration did not converge.
+  virtual void eigh(const Tensor& a, const Tensor& w, const Tensor& info, bool upper, bool vectors) = 0;
 
   // Mixed precision (amp/grad_scaler.cpp): t *= inv_scale in place, and found_inf (one float32)
   // set to 1 when any element of t is inf or NaN.

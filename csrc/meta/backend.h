@@ -37,6 +37,10 @@ class MetaBackend final : public Backend {
   void lu_solve(const Tensor&, const Tensor&, const Tensor&, bool) override {}
   void cholesky(const Tensor&, const Tensor&, bool) override {}
   void triangular_solve(const Tensor&, const Tensor&, bool, bool, bool) override {}
+  void qr_factor(const Tensor&, const Tensor&) override {}
+  void qr_q(const Tensor&, const Tensor&) override {}
+  void svd(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&) override {}
+  void eigh(const Tensor&, const Tensor&, const Tensor&, bool, bool) override {}
   void lstm_cell(const Tensor&, const Tensor&, const Tensor&, const Tensor&) override {}
   void lstm_cell_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
                           const Tensor&) override {}

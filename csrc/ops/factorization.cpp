@@ -1,4 +1,4 @@
-// Matrix factorizations (LU, Cholesky) and the solves built on them, over the backend's LAPACK
+// Matrix factorizations (LU, Cholesky, QR) and the solves built on them, over the backend's LAPACK
 // kernels (dispatch/backend.h), with their backward nodes. The kernels read and write column-major
 // matrices, so these ops copy their inputs into that layout and return results in it, as PyTorch's
 // do. Determinants, inverses and the rest of torch.linalg's solvers are composites of these
@@ -8,6 +8,8 @@
 // that double backward works:
 //   LU:         gA = P L^{-T} (tril(L^T gL, -1) + triu(gU U^T)) U^{-T}, for square A
 //   Cholesky:   gA = sym(L^{-T} Phi(L^T gL) L^{-1}), Phi = the lower triangle with its diagonal halved
+//   QR:         gA = [gQ + Q copyutl(gR R^T - Q^T gQ)] R^{-T} for m >= n (see qr_backward_tall); for
+//               m < n, A = [X | Y] splits into a square QR and Y = Q R2
 //   solves:     gB = A^{-T} g and gA = -gB X^T (left); gB = g A^{-T} and gA = -X^T gB (right),
 //               gA kept to A's triangle for a triangular A, or carried to L and U for lu_solve.
 
@@ -17,71 +19,14 @@
 #include "autograd/record.h"
 #include "autograd/saved_tensor.h"
 #include "dispatch/backend.h"
+#include "ops/matrix_batches.h"
 #include "ops/ops.h"
 
 namespace tp {
 
 namespace {
 
-// (A dtype LAPACK lacks is refused by the kernel, after these checks, as in PyTorch.)
-void check_matrices(const char* op, const Tensor& A, const char* label = "A") {
-  TP_CHECK(A.dim() >= 2, "[", op, "] The input tensor ", label, " must have at least 2 dimensions.");
-}
-
-void check_square(const char* op, const Tensor& A, const char* label = "A") {
-  check_matrices(op, A, label);
-  TP_CHECK(A.size(-1) == A.size(-2), "[", op, "] ", label, " must be batches of square matrices, but they are ",
-           A.size(-2), " by ", A.size(-1), " matrices");
-}
-
-Shape batch_shape(const Tensor& t) { return Shape(t.sizes().begin(), t.sizes().end() - 2); }
-
-int64_t count(IntArrayRef batch) {
-  int64_t n = 1;
-  for (int64_t s : batch) n *= s;
-  return n;
-}
-
-Shape with_matrix(IntArrayRef batch, int64_t rows, int64_t cols) {
-  Shape sizes(batch.begin(), batch.end());
-  sizes.push_back(rows);
-  sizes.push_back(cols);
-  return sizes;
-}
-
-// t's matrices (broadcast to `batch`) as one fresh column-major batch [count, rows, cols], which a
-// kernel may overwrite.
-Tensor column_major(const Tensor& t, IntArrayRef batch) {
-  const int64_t rows = t.size(-2), cols = t.size(-1);
-  Tensor flat = reshape(expand(t, with_matrix(batch, rows, cols)), {count(batch), rows, cols});
-  return transpose(clone(transpose(flat, 1, 2), MemoryFormat::Contiguous), 1, 2);  // never t's own memory
-}
-
-Tensor mT(const Tensor& t) { return transpose(t, -2, -1); }
-
-// The lower (upper) triangle of the last two dims from diagonal k on, the rest zero.
-Tensor triangle(const Tensor& t, bool upper, int64_t k = 0) {
-  const int64_t rows = t.size(-2), cols = t.size(-1);
-  Tensor r = unsqueeze(arange(0, rows, 1, ScalarType::Int64, t.device()), 1);
-  Tensor c = unsqueeze(arange(0, cols, 1, ScalarType::Int64, t.device()), 0);
-  Tensor offset = sub(c, r);
-  Tensor keep = upper ? ge(offset, k) : le(offset, k);
-  return where(keep, t, zeros({}, t.dtype(), t.device()));
-}
-
-// Raises LinAlgError (or `kind`) for the first matrix whose info is positive, with PyTorch's batch
-// prefix.
-template <class Message>
-void check_infos(const char* op, const Tensor& info, bool batched, const Message& message,
-                 ErrorKind kind = ErrorKind::LinAlg) {
-  if (!info.device().is_cpu()) return;
-  const int* codes = static_cast<const int*>(info.data_ptr());
-  for (int64_t i = 0; i < info.numel(); ++i)
-    if (codes[i] > 0) {
-      std::string where = batched ? "(Batch element " + std::to_string(i) + "): " : "";
-      TP_CHECK_KIND(kind, false, "[", op, "] ", where, message(codes[i]));
-    }
-}
+using namespace matrix_batches;
 
 // PyTorch's checks of a system A X = B (left) or X A = B: A (named `coefficient`) square
 // matrices, B matrices of A's dtype and of a matching size.
@@ -285,6 +230,73 @@ class LuSolveBackward final : public autograd::Node {
   bool left_, adjoint_;
 };
 
+// ---- QR ----
+
+class GeqrfBackward final : public autograd::Node {
+ public:
+  std::string name() const override { return "GeqrfBackward0"; }
+  TensorList apply(TensorList&&) override {
+    TP_NOT_IMPLEMENTED("[geqrf] the derivative for 'geqrf' is not implemented.");
+  }
+};
+
+// gA of A = Q R with m >= n (Q: m x n, R: n x n): [gQ + Q copyutl(M)] R^{-T}, M = gR R^T - Q^T gQ,
+// where copyutl(M) is M's upper triangle mirrored onto its lower one.
+Tensor qr_backward_tall(const Tensor& gQ, const Tensor& gR, const Tensor& Q, const Tensor& R) {
+  Tensor M;
+  if (gR.defined()) M = matmul(gR, mT(R));
+  if (gQ.defined()) M = M.defined() ? sub(M, matmul(mT(Q), gQ)) : neg(matmul(mT(Q), gQ));
+  Tensor b = matmul(Q, add(triangle(M, true), mT(triangle(M, true, 1))));
+  if (gQ.defined()) b = add(b, gQ);
+  return linalg_solve_triangular(mT(R), b, false, false, false);  // b R^{-T}
+}
+
+class QrBackward final : public autograd::Node {
+ public:
+  explicit QrBackward(std::string mode) : mode_(std::move(mode)) {}
+  std::string name() const override { return "LinalgQrBackward0"; }
+  TensorList apply(TensorList&& grads) override {
+    TP_CHECK(mode_ != "r", "[linalg.qr] The derivative of linalg.qr depends on Q, which is not computed when ",
+             "mode='r'. Please use linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.");
+    Tensor Q = q_.unpack(*this), R = r_.unpack(*this);
+    const int64_t m = Q.size(-2), n = R.size(-1);
+    TP_CHECK(mode_ != "complete" || m <= n, "[linalg.qr] The QR decomposition is not differentiable when ",
+             "mode='complete' and nrows > ncols.");
+    const Tensor &gQ = grads[0], &gR = grads[1];
+    if (m >= n) return {qr_backward_tall(gQ, gR, Q, R)};
+    // A = [X | Y] with X square: X = Q R1 and Y = Q R2, so Y's gradient is Q gR2 and R2 = Q^T Y
+    // adds Y gR2^T (= Q R2 gR2^T) to Q's.
+    Tensor R1 = narrow(R, -1, 0, m), R2 = narrow(R, -1, m, n - m);
+    Tensor gR1 = gR.defined() ? narrow(gR, -1, 0, m) : Tensor(), gR2 = gR.defined() ? narrow(gR, -1, m, n - m) : Tensor();
+    Tensor gQ1 = gQ, gY;
+    if (gR2.defined()) {
+      Tensor through_y = matmul(Q, matmul(R2, mT(gR2)));
+      gQ1 = gQ1.defined() ? add(gQ1, through_y) : through_y;
+      gY = matmul(Q, gR2);
+    } else {
+      gY = zeros(with_matrix(batch_shape(Q), m, n - m), Q.dtype(), Q.device());
+    }
+    return {cat({qr_backward_tall(gQ1, gR1, Q, R1), gY}, -1)};
+  }
+  void release_saved() override {
+    q_.release();
+    r_.release();
+  }
+  autograd::SavedTensor q_, r_;
+
+ private:
+  std::string mode_;
+};
+
+// The reflectors and their scales of each matrix's QR factorization: [count(batch), m, n]
+// (column-major) and [count(batch), min(m, n)].
+std::pair<Tensor, Tensor> householder_qr(const Tensor& A, IntArrayRef batch) {
+  Tensor a = column_major(A, batch);
+  Tensor tau = empty({count(batch), std::min(A.size(-2), A.size(-1))}, A.dtype(), A.device());
+  backend(A.device()).qr_factor(a, tau);
+  return {a, tau};
+}
+
 // B of linalg.solve taken as a vector: [..., n] where A is [..., n, n] (PyTorch's rule).
 bool is_vector_rhs(const Tensor& A, const Tensor& B) {
   return B.dim() == 1 || (B.dim() == A.dim() - 1 && std::ranges::equal(B.sizes(), A.sizes().first(A.dim() - 1)));
@@ -424,6 +436,49 @@ Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, boo
     record->x_ = autograd::SavedTensor(x, true);
   }
   return record.finish(x);
+}
+
+std::pair<Tensor, Tensor> geqrf(const Tensor& A) {
+  const char* op = "geqrf";
+  check_matrices(op, A);
+  autograd::Record<GeqrfBackward> record({&A});
+  const Shape batch = batch_shape(A);
+  auto [a, tau] = householder_qr(A, batch);
+  a = reshape(a, with_matrix(batch, A.size(-2), A.size(-1)));
+  tau = reshape(tau, with_vector(batch, tau.size(1)));
+  record.finish(a, tau);
+  return {a, tau};
+}
+
+std::pair<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
+  const char* op = "linalg.qr";
+  check_matrices(op, A);
+  TP_CHECK(mode == "reduced" || mode == "complete" || mode == "r", "[", op, "] qr received unrecognized mode '", mode,
+           "' but expected one of 'reduced' (default), 'r', or 'complete'");
+  autograd::Record<QrBackward> record({&A}, std::string(mode));
+  const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
+  const Shape batch = batch_shape(A);
+  auto [a, tau] = householder_qr(A, batch);
+  const int64_t q_cols = mode == "complete" ? m : k;
+  Tensor R = triangle(reshape(narrow(a, 1, 0, q_cols), with_matrix(batch, q_cols, n)), true);
+  Tensor Q;
+  if (mode != "r") {
+    Tensor reflectors = narrow(a, 2, 0, std::min(n, q_cols));
+    if (q_cols > n) reflectors = cat({reflectors, zeros({count(batch), m, q_cols - n}, A.dtype(), A.device())}, 2);
+    Tensor q = column_major(reflectors, {count(batch)});
+    backend(A.device()).qr_q(q, tau);
+    Q = reshape(q, with_matrix(batch, m, q_cols));
+  }
+  if (mode == "r") {
+    record.finish(R);  // not differentiable without Q: its node says so
+    return {empty({0}, A.dtype(), A.device()), R};
+  }
+  if (record) {
+    record->q_ = autograd::SavedTensor(Q, true);
+    record->r_ = autograd::SavedTensor(R, true);
+  }
+  record.finish(Q, R);
+  return {Q, R};
 }
 
 }  // namespace tp

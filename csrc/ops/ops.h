@@ -275,7 +275,7 @@ std::pair<Tensor, Tensor> lstm_cell(const Tensor& input, const TensorList& hx, c
                                     const std::optional<Tensor>& b_ih = {}, const std::optional<Tensor>& b_hh = {});
 Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
                 const std::optional<Tensor>& b_ih = {}, const std::optional<Tensor>& b_hh = {});
-// ---- factorization.cpp: LU and Cholesky and the solves on them (torch.linalg's names) ----
+// ---- factorization.cpp: LU, Cholesky, QR and the solves on them (torch.linalg's names) ----
 // Results are column-major, as LAPACK leaves them and as PyTorch returns them.
 std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool pivot = true, bool check_errors = false);
 Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left = true, bool adjoint = false);
@@ -287,6 +287,18 @@ Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left = true);
 std::pair<Tensor, Tensor> linalg_cholesky_ex(const Tensor& A, bool upper = false, bool check_errors = false);
 Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left = true,
                                bool unitriangular = false);
+// QR (A = Q R): LAPACK's geqrf (R above the diagonal, Householder reflectors below, and their
+// scales), and linalg.qr's Q and R for mode "reduced", "complete" or "r" (Q empty).
+std::pair<Tensor, Tensor> geqrf(const Tensor& A);
+std::pair<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode = "reduced");
+
+// ---- spectral.cpp: the SVD and the symmetric eigendecomposition ----
+// U, S (descending) and Vh with A = U diag(S) Vh; all singular vectors where full_matrices.
+std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrices = true);
+Tensor linalg_svdvals(const Tensor& A);
+// The eigenvalues (ascending) and, where compute_v, the eigenvectors (columns) of the symmetric A,
+// of which the triangle named by `upper` is read.
+std::pair<Tensor, Tensor> linalg_eigh(const Tensor& A, bool upper = false, bool compute_v = true);
 // The row order of the pivots of an LU factorization of `rows` rows: A's row i is row perm[i]
 // of L U; [..., rows] int64.
 Tensor lu_permutation(const Tensor& pivots, int64_t rows);

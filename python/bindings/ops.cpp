@@ -526,6 +526,22 @@ void init_linalg(nb::module_& m) {
   linalg.def("solve_triangular", &linalg_solve_triangular, "A"_a, "B"_a, "upper"_a, "left"_a, "unitriangular"_a,
              release_gil());
   linalg.def("lu_permutation", &lu_permutation, "pivots"_a, "rows"_a, release_gil());
+  linalg.def("geqrf", [](const Tensor& A) {
+    auto [a, tau] = geqrf(A);
+    return std::make_tuple(a, tau);
+  }, "A"_a, release_gil());
+  linalg.def("qr", [](const Tensor& A, std::string_view mode) {
+    auto [Q, R] = linalg_qr(A, mode);
+    return std::make_tuple(Q, R);
+  }, "A"_a, "mode"_a, release_gil());
+  linalg.def("svd", &linalg_svd, "A"_a, "full_matrices"_a, release_gil());
+  linalg.def("svdvals", &linalg_svdvals, "A"_a, release_gil());
+  linalg.def("eigh", [](const Tensor& A, bool upper) {
+    auto [L, V] = linalg_eigh(A, upper, true);
+    return std::make_tuple(L, V);
+  }, "A"_a, "upper"_a, release_gil());
+  linalg.def("eigvalsh", [](const Tensor& A, bool upper) { return linalg_eigh(A, upper, false).first; }, "A"_a,
+             "upper"_a, release_gil());
 }
 
 void init_shape(nb::module_& m) {
