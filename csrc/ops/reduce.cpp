@@ -396,6 +396,20 @@ Tensor accumulated_norm(const char* op, const Tensor& t, double p, const std::ve
   return to(p_norm(to(t, acc), p, mask, keepdim), out);
 }
 
+// The norms of the matrices in dims (rows, cols) that their singular values give: the largest
+// ("2"), the smallest ("-2") or their sum ("nuc").
+Tensor singular_value_norm(const Tensor& t, std::string_view ord, int64_t rows, int64_t cols, bool keepdim,
+                           OptionalDType dtype) {
+  Tensor s = with_op_name("linalg.matrix_norm",
+                          [&] { return linalg_svdvals(movedim(dtype ? to(t, *dtype) : t, {rows, cols}, {-2, -1})); });
+  // The largest of no singular values is 0, as their sum is (the smallest is an error).
+  Tensor out = ord == "nuc" || (ord == "2" && s.size(-1) == 0) ? sum(s, {-1})
+               : ord == "2"                                   ? amax(s, {-1})
+                                                              : with_op_name("linalg.matrix_norm", [&] { return amin(s, {-1}); });
+  if (!keepdim) return out;
+  return unsqueeze(unsqueeze(out, std::min(rows, cols)), std::max(rows, cols));
+}
+
 }  // namespace
 
 Tensor norm(const Tensor& t, double p, IntArrayRef dims, bool keepdim) {
@@ -420,12 +434,13 @@ Tensor linalg_matrix_norm(const Tensor& t, double ord, IntArrayRef dims, bool ke
   TP_AUTOCAST(linalg_matrix_norm, t, ord, dims, keepdim, dtype);
   TP_CHECK(t.dim() >= 2, "[linalg.matrix_norm] The input tensor A must have at least 2 dimensions.");
   TP_CHECK(dims.size() == 2, "[linalg.matrix_norm] dim must be a 2-tuple. Got ", to_string(dims));
-  TP_CHECK(std::isinf(ord) || ord == 1 || ord == -1, "[linalg.matrix_norm] Order ", ord,
-           " not supported: tensorplay supports 'fro', inf, -inf, 1 and -1 (2, -2 and 'nuc' need an SVD)");
+  TP_CHECK(std::isinf(ord) || ord == 1 || ord == -1 || ord == 2 || ord == -2, "[linalg.matrix_norm] Order ", ord,
+           " not supported.");
   check_floating("linalg.matrix_norm", t, "Expected a floating point or complex tensor as input.");
   int64_t rows = wrap_dim("linalg.matrix_norm", dims[0], t.dim()),
           cols = wrap_dim("linalg.matrix_norm", dims[1], t.dim());
   TP_CHECK(rows != cols, "[linalg.matrix_norm] dims must be different. Got (", dims[0], ", ", dims[1], ")");
+  if (ord == 2 || ord == -2) return singular_value_norm(t, ord > 0 ? "2" : "-2", rows, cols, keepdim, dtype);
   // inf: the largest row sum of |a|; 1: the largest column sum; the negative orders the smallest.
   int64_t summed = std::isinf(ord) ? cols : rows, extreme = std::isinf(ord) ? rows : cols;
   Tensor sums = linalg_vector_norm(t, 1, {summed}, true, dtype);
@@ -441,13 +456,14 @@ Tensor linalg_matrix_norm(const Tensor& t, double ord, IntArrayRef dims, bool ke
 
 Tensor linalg_matrix_norm(const Tensor& t, std::string_view ord, IntArrayRef dims, bool keepdim, OptionalDType dtype) {
   TP_CHECK(ord == "fro" || ord == "nuc", "[linalg.matrix_norm] Order ", ord, " not supported.");
-  TP_CHECK(ord == "fro", "[linalg.matrix_norm] Order 'nuc' not supported: it needs an SVD, which tensorplay lacks");
   TP_CHECK(t.dim() >= 2, "[linalg.matrix_norm] The input tensor A must have at least 2 dimensions.");
   TP_CHECK(dims.size() == 2, "[linalg.matrix_norm] dim must be a 2-tuple. Got ", to_string(dims));
   // Checked here, so that the errors name this op rather than vector_norm.
   check_floating("linalg.matrix_norm", t, "Expected a floating point or complex tensor as input.");
-  TP_CHECK(wrap_dim("linalg.matrix_norm", dims[0], t.dim()) != wrap_dim("linalg.matrix_norm", dims[1], t.dim()),
-           "[linalg.matrix_norm] dims must be different. Got (", dims[0], ", ", dims[1], ")");
+  const int64_t rows = wrap_dim("linalg.matrix_norm", dims[0], t.dim()),
+                cols = wrap_dim("linalg.matrix_norm", dims[1], t.dim());
+  TP_CHECK(rows != cols, "[linalg.matrix_norm] dims must be different. Got (", dims[0], ", ", dims[1], ")");
+  if (ord == "nuc") return singular_value_norm(t, ord, rows, cols, keepdim, dtype);
   return linalg_vector_norm(t, 2, dims, keepdim, dtype);
 }
 

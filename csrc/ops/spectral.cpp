@@ -50,13 +50,14 @@ class SvdBackward final : public autograd::Node {
     if (U.size(-1) != k) U = narrow(U, -1, 0, k);
     if (Vh.size(-2) != k) Vh = narrow(Vh, -2, 0, k);
     Tensor gU, gS, gVh;
-    if (values_only_) gS = grads[0];
-    else gU = grads[0], gS = grads[1], gVh = grads[2];
+    if (values_only_)
+      gS = grads[0];
+    else
+      gU = grads[0], gS = grads[1], gVh = grads[2];
     // With full_matrices, only the first k singular vectors are determined by A.
     if (gU.defined() && gU.size(-1) != k) gU = narrow(gU, -1, 0, k);
     if (gVh.defined() && gVh.size(-2) != k) gVh = narrow(gVh, -2, 0, k);
-    if (!gU.defined() && !gVh.defined())
-      return {gS.defined() ? matmul(mul(U, unsqueeze(gS, -2)), Vh) : Tensor()};
+    if (!gU.defined() && !gVh.defined()) return {gS.defined() ? matmul(mul(U, unsqueeze(gS, -2)), Vh) : Tensor()};
     Tensor V = mT(Vh), gV = gVh.defined() ? mT(gVh) : Tensor();
     Tensor core;
     const Tensor rows = unsqueeze(S, -1), cols = unsqueeze(S, -2);
@@ -69,10 +70,8 @@ class SvdBackward final : public autograd::Node {
     if (gS.defined()) core = add(core, diagonal_matrix(gS));
     Tensor gA = matmul(matmul(U, core), Vh);
     const int64_t m = U.size(-2), n = Vh.size(-1);
-    if (gU.defined() && m > k)
-      gA = add(gA, matmul(div(sub(gU, matmul(U, matmul(mT(U), gU))), cols), Vh));
-    if (gV.defined() && n > k)
-      gA = add(gA, matmul(U, mT(div(sub(gV, matmul(V, matmul(Vh, gV))), cols))));
+    if (gU.defined() && m > k) gA = add(gA, matmul(div(sub(gU, matmul(U, matmul(mT(U), gU))), cols), Vh));
+    if (gV.defined() && n > k) gA = add(gA, matmul(U, mT(div(sub(gV, matmul(V, matmul(Vh, gV))), cols))));
     return {gA};
   }
   void release_saved() override {
@@ -134,6 +133,10 @@ Svd svd(const char* op, const Tensor& A, bool full_matrices, bool compute_uv) {
   Tensor vh = vectors ? empty_column_major(batches, full ? n : k, n, A) : Tensor();
   Tensor info = zeros({batches}, ScalarType::Int32, A.device());
   backend(A.device()).svd(a, s, u, vh, info);
+  if (vectors && k == 0) {  // LAPACK leaves them unset; PyTorch's are the identity
+    u = column_major(eye(m, u.size(2), A.dtype(), A.device()), {batches});
+    vh = column_major(eye(vh.size(1), n, A.dtype(), A.device()), {batches});
+  }
   check_infos("linalg.svd", info, !batch.empty(), [](int code) {
     return "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "
            "singular values (error code: " +

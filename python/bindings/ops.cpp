@@ -423,8 +423,16 @@ void init_reductions(nb::module_& m) {
   def_op(m, "norm", [](const Tensor& t, const std::optional<std::variant<double, std::string>>& p, const Dims& dim,
                        bool keepdim, OptionalDType dtype) {
     double order = 2;  // None and "fro" are the 2-norm of the flattened values
-    if (p && std::holds_alternative<double>(*p)) order = std::get<double>(*p);
-    else if (p) TP_CHECK(std::get<std::string>(*p) == "fro", "[norm] only p='fro' and numeric p are supported");
+    if (p && std::holds_alternative<double>(*p)) {
+      order = std::get<double>(*p);
+    } else if (p && std::get<std::string>(*p) == "nuc") {
+      // The nuclear norm of a matrix, or of the matrices in a 2-tuple dim.
+      return with_op_name("norm", [&] {
+        return linalg_matrix_norm(t, "nuc", dim.dims.empty() ? Shape{-2, -1} : dim.dims, keepdim, dtype);
+      });
+    } else if (p) {
+      TP_CHECK(std::get<std::string>(*p) == "fro", "[norm] only p='fro', 'nuc' and numeric p are supported");
+    }
     TP_CHECK(!dtype || is_floating_point(t.dtype()), "[norm] linalg.vector_norm: Expected a floating point or complex "
              "tensor as input. Got ", name(t.dtype()));
     Tensor x = dtype ? to(t, *dtype) : t;

@@ -8,7 +8,9 @@ LinAlgError.__module__ = "tensorplay.linalg"
 
 __all__ = ["vector_norm", "matrix_norm", "norm", "vecdot", "multi_dot", "cross", "cholesky", "cholesky_ex", "det",
            "inv", "inv_ex", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "slogdet", "solve", "solve_ex",
-           "solve_triangular", "matrix_exp", "matrix_power", "LinAlgError"]
+           "solve_triangular", "matrix_exp", "matrix_power", "qr", "householder_product", "svd", "svdvals", "pinv",
+           "matrix_rank", "cond", "lstsq", "eigh", "eigvalsh", "tensorinv", "tensorsolve", "vander", "diagonal",
+           "matmul", "LinAlgError"]
 
 vecdot = _C._linalg.vecdot
 multi_dot = _C._linalg.multi_dot
@@ -68,3 +70,19 @@ from tensorplay._composites.linalg import (linalg_cholesky as cholesky, linalg_c
                                            linalg_solve_ex as solve_ex, linalg_solve_triangular as solve_triangular,
                                            linalg_matrix_exp as matrix_exp)
 from tensorplay._composites.statistics import matrix_power
+from tensorplay._composites.decompositions import (linalg_cond as cond, linalg_eigh as eigh,
+                                                   linalg_eigvalsh as eigvalsh,
+                                                   linalg_householder_product as householder_product,
+                                                   linalg_lstsq as lstsq, linalg_matrix_rank as matrix_rank,
+                                                   linalg_pinv as pinv, linalg_qr as qr, linalg_svd as svd,
+                                                   linalg_svdvals as svdvals, linalg_tensorinv as tensorinv,
+                                                   linalg_tensorsolve as tensorsolve, linalg_vander as vander)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    return A.diagonal(offset, dim1, dim2)
+
+
+def matmul(input, other, *, out=None):
+    import tensorplay
+    return tensorplay.matmul(input, other, out=out)

@@ -6,10 +6,10 @@ Tensor methods (the in-place forms among them) in `METHODS`; this package gather
 tensorplay's namespace) and binds the methods."""
 
 from tensorplay._C import Tensor
-from tensorplay._composites import (creation, indexing, linalg, nn_ops, pointwise, sampling, shape, state, statistics,
-                                    tensor_api)
+from tensorplay._composites import (creation, decompositions, indexing, linalg, nn_ops, pointwise, sampling, shape,
+                                    state, statistics, tensor_api)
 
-FAMILIES = (creation, indexing, linalg, nn_ops, pointwise, sampling, shape, state, statistics, tensor_api)
+FAMILIES = (creation, decompositions, indexing, linalg, nn_ops, pointwise, sampling, shape, state, statistics, tensor_api)
 
 for _family in FAMILIES:
     globals().update((_name, getattr(_family, _name)) for _name in _family.__all__)

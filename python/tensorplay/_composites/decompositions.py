@@ -1,0 +1,458 @@
+"""QR, the singular value decomposition and the symmetric eigendecomposition, with PyTorch's names,
+and what is built on them: Householder products, the pseudo-inverse, least squares, ranks, condition
+numbers, and tensor inverses and solves.
+
+The decompositions are the LAPACK-backed ops of tensorplay._C._linalg (csrc/ops/factorization.cpp,
+csrc/ops/spectral.cpp), whose backward nodes give the rest their gradients. Products of Householder
+reflectors (householder_product, orgqr, ormqr) are applied one reflector at a time, so that their
+gradients follow from the products'."""
+
+import math
+
+import tensorplay
+from tensorplay import _C
+from tensorplay._composites._forms import return_type, write_out, write_outs
+from tensorplay._composites.linalg import _check, _check_types, _deprecated, _named, linalg_inv_ex
+from tensorplay.amp.composite_casts import float32_inputs, outside_autocast
+
+__all__ = ["qr", "geqrf", "orgqr", "ormqr", "svd", "pinverse", "nuclear_norm"]
+METHODS = ["qr", "geqrf", "orgqr", "ormqr", "svd", "pinverse"]
+
+_L = _C._linalg
+
+linalg_qr_result = return_type("linalg_qr", "Q R")
+qr_result = return_type("qr", "Q R")
+geqrf_result = return_type("geqrf", "a tau")
+linalg_svd_result = return_type("linalg_svd", "U S Vh")
+svd_result = return_type("svd", "U S V")
+eigh_result = return_type("linalg_eigh", "eigenvalues eigenvectors")
+lstsq_result = return_type("linalg_lstsq", "solution residuals rank singular_values")
+
+
+def _dtype_name(t):
+    return str(t.dtype).removeprefix("tensorplay.")
+
+
+def _floating(op, *tensors):
+    """PyTorch's first check of the ops that refuse integers before anything else."""
+    for t in tensors:
+        if not t.is_floating_point():
+            raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got {_dtype_name(t)}")
+
+
+def _lapack_dtypes(op, *tensors):
+    """The dtypes LAPACK has, for the composites that have no kernel of their own to refuse others."""
+    for t in tensors:
+        if t.dtype not in (tensorplay.float32, tensorplay.float64):
+            raise NotImplementedError(f"{op}: not implemented for '{_dtype_name(t)}'")
+
+
+# ---- QR ----
+
+def _qr(op, A, mode):
+    _check_types(op, A)
+    (A,) = float32_inputs(A)
+    _floating(op, A)
+    _check(op, A, square=False)
+    if not isinstance(mode, str):
+        raise TypeError(f"{op}(): argument 'mode' must be str, not {type(mode).__name__}")
+    with _named(op):
+        return _L.qr(A, mode)
+
+
+def linalg_qr(A, mode="reduced", *, out=None):
+    result = linalg_qr_result(*_qr("linalg.qr", A, mode))
+    return result if out is None else write_outs("linalg_qr", out, result)
+
+
+def qr(input, some=True, *, out=None):
+    _deprecated("qr", "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch "
+                "release.\nThe boolean parameter 'some' has been replaced with a string parameter 'mode'.\nQ, R = "
+                "torch.qr(A, some)\nshould be replaced with\nQ, R = torch.linalg.qr(A, 'reduced' if some else "
+                "'complete')")
+    result = qr_result(*_qr("qr", input, "reduced" if some else "complete"))
+    return result if out is None else write_outs("qr", out, result)
+
+
+def geqrf(input, *, out=None):
+    """LAPACK's QR: R on and above the diagonal, the Householder reflectors below it, and their
+    scales tau. Not differentiable, as in PyTorch."""
+    _check_types("geqrf", input)
+    (input,) = float32_inputs(input)
+    with _named("geqrf"):
+        result = geqrf_result(*_L.geqrf(input))
+    return result if out is None else write_outs("geqrf", out, result)
+
+
+def _apply_reflectors(reflectors, tau, C, left, transpose):
+    """Q C, Q^T C, C Q or C Q^T for Q = H_1 ... H_k, H_i = I - tau_i v_i v_i^T, where v_i is column i
+    of `reflectors` below the diagonal with a 1 on it."""
+    rows, k = reflectors.shape[-2], tau.shape[-1]
+    V = reflectors[..., :, :k].tril(-1) + tensorplay.eye(rows, k, dtype=reflectors.dtype, device=reflectors.device)
+    # Q C = H_1 (... (H_k C)): the last reflector first; Q^T C = H_k ... H_1 C: the first first.
+    order = range(k) if left == transpose else reversed(range(k))
+    for i in order:
+        v, scale = V[..., :, i:i + 1], tau[..., i:i + 1, None]
+        if left:
+            C = C - (scale * v) @ (v.mT @ C)
+        else:
+            C = C - ((C @ v) * scale) @ v.mT
+    return C
+
+
+def _check_reflectors(op, A, tau):
+    _check_types(op, A, tau)
+    if A.dim() < 2:
+        raise RuntimeError(f"{op}: input must have at least 2 dimensions.")
+    if tau.dim() != A.dim() - 1:
+        raise RuntimeError(f"{op}: Expected tau to have one dimension less than input, but got tau.ndim equal to "
+                           f"{tau.dim()} and input.ndim is equal to {A.dim()}")
+    if tuple(tau.shape[:-1]) != tuple(A.shape[:-2]):
+        raise RuntimeError(f"{op}: Expected batch dimensions of tau to be equal to input.shape[:-2], but got "
+                           f"{list(tau.shape[:-1])}")
+    if tau.dtype != A.dtype:
+        raise RuntimeError(f"{op}: tau dtype {_dtype_name(tau)} does not match input dtype {_dtype_name(A)}")
+    _lapack_dtypes(op, A)
+
+
+@outside_autocast
+def _householder_product(op, A, tau):
+    A, tau = float32_inputs(A, tau)
+    _check_reflectors(op, A, tau)
+    m, n = A.shape[-2], A.shape[-1]
+    if m < n:
+        raise RuntimeError(f"{op}: input.shape[-2] must be greater than or equal to input.shape[-1]")
+    if n < tau.shape[-1]:
+        raise RuntimeError(f"{op}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
+    identity = tensorplay.eye(m, n, dtype=A.dtype, device=A.device).expand(A.shape)
+    return _apply_reflectors(A, tau, identity, True, False)
+
+
+def linalg_householder_product(A, tau, *, out=None):
+    result = _householder_product("linalg.householder_product", A, tau)
+    return result if out is None else write_out("linalg_householder_product", out, result)
+
+
+def orgqr(input, tau):
+    return _householder_product("orgqr", input, tau)
+
+
+@outside_autocast
+def _ormqr(input, tau, other, left, transpose):
+    op = "ormqr"
+    input, tau, other = float32_inputs(input, tau, other)
+    _check_types(op, input, tau, other)
+    if other.dim() < 2:
+        raise RuntimeError(f"{op}: other must have at least 2 dimensions.")
+    _check_reflectors(op, input, tau)
+    side = other.shape[-2] if left else other.shape[-1]
+    if side != input.shape[-2]:
+        raise RuntimeError(f"{op}: other.shape[{-2 if left else -1}] must be equal to input.shape[-2]")
+    if tau.shape[-1] > input.shape[-1] or tau.shape[-1] > side:
+        raise RuntimeError(f"{op}: tau.shape[-1] must be less than or equal to input.shape[-1]")
+    if tuple(other.shape[:-2]) != tuple(input.shape[:-2]):
+        raise RuntimeError(f"{op}: Expected batch dimensions of other to be equal to input.shape[:-2], but got "
+                           f"{list(other.shape[:-2])}")
+    if other.dtype != input.dtype:
+        raise RuntimeError(f"{op}: Expected input and other to have the same dtype, but input has dtype "
+                           f"{_dtype_name(input)} and other has dtype {_dtype_name(other)}")
+    return _apply_reflectors(input, tau, other, left, transpose)
+
+
+def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
+    """other multiplied by the Q of geqrf's reflectors (or its transpose), from the left or the right."""
+    result = _ormqr(input, tau, other, left, transpose)
+    return result if out is None else write_out("ormqr", out, result)
+
+
+# ---- the singular value decomposition ----
+
+def _svd(op, A, full_matrices):
+    _check_types(op, A)
+    (A,) = float32_inputs(A)
+    _floating(op, A)
+    _check(op, A, square=False)
+    with _named(op):
+        return _L.svd(A, full_matrices)
+
+
+def _no_driver(op, driver):
+    if driver is not None:
+        raise RuntimeError(f"{op}: keyword argument `driver=` is only supported on CUDA inputs with cuSOLVER "
+                           "backend.")
+
+
+def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
+    _no_driver("linalg.svd", driver)
+    result = linalg_svd_result(*_svd("linalg.svd", A, full_matrices))
+    return result if out is None else write_outs("linalg_svd", out, result)
+
+
+def _svdvals(op, A):
+    _check_types(op, A)
+    (A,) = float32_inputs(A)
+    _floating(op, A)
+    _check(op, A, square=False)
+    with _named(op):
+        return _L.svdvals(A)
+
+
+def linalg_svdvals(A, *, driver=None, out=None):
+    _no_driver("linalg.svdvals", driver)
+    result = _svdvals("linalg.svdvals", A)
+    return result if out is None else write_out("linalg_svdvals", out, result)
+
+
+def svd(input, some=True, compute_uv=True, *, out=None):
+    """U, S, V with input = U diag(S) V^T; without compute_uv, U and V are zero matrices of their
+    full sizes, as in PyTorch."""
+    _check_types("svd", input)
+    if input.dim() < 2:
+        raise RuntimeError(f"svd: input should have at least 2 dimensions, but has {input.dim()} dimensions instead")
+    if compute_uv:
+        U, S, Vh = _svd("svd", input, not some)
+        result = svd_result(U, S, Vh.mT)
+    else:
+        S = _svdvals("svd", input)
+        m, n, batch = input.shape[-2], input.shape[-1], tuple(input.shape[:-2])
+        result = svd_result(tensorplay.zeros(batch + (m, m), dtype=S.dtype, device=S.device), S,
+                            tensorplay.zeros(batch + (n, n), dtype=S.dtype, device=S.device))
+    return result if out is None else write_outs("svd", out, result)
+
+
+def _tolerances(A, atol, rtol):
+    """PyTorch's atol and rtol as tensors: atol 0 when not given; rtol eps * max(m, n) when neither is
+    given (or atol is not positive), 0 when a positive atol is."""
+    def as_tensor(value):
+        if isinstance(value, _C.Tensor):
+            return value.to(A.dtype)
+        return tensorplay.tensor(float(value), dtype=A.dtype, device=A.device)
+    default = tensorplay.finfo(A.dtype).eps * max(A.shape[-2], A.shape[-1])
+    if rtol is None:
+        rtol = default if atol is None else tensorplay.where(as_tensor(atol) > 0, 0.0, default)
+    atol = 0.0 if atol is None else atol
+    return as_tensor(atol), as_tensor(rtol)
+
+
+def _check_pinv(op, A):
+    _check_types(op, A)
+    if A.dim() < 2 or A.dtype not in (tensorplay.float32, tensorplay.float64):
+        raise RuntimeError(f"{op}: expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble "
+                           f"types, got {_dtype_name(A)} of {A.dim()} dimensions")
+
+
+@outside_autocast
+def _pinv(op, A, atol, rtol, hermitian):
+    """The pseudo-inverse from the singular values above max(atol, rtol * the largest)."""
+    _check_pinv(op, A)
+    atol, rtol = _tolerances(A, atol, rtol)
+    with _named(op):
+        if hermitian:
+            L, V = _L.eigh(A, False)
+            S, U, Vh = L.abs(), V * L.sign().unsqueeze(-2), V.mT
+            largest = S.amax(-1, keepdim=True) if S.shape[-1] else S
+        else:
+            U, S, Vh = _L.svd(A, False)
+            largest = S[..., :1]  # descending
+    tolerance = tensorplay.maximum(atol.unsqueeze(-1), rtol.unsqueeze(-1) * largest)
+    inverse = tensorplay.where(S > tolerance, 1 / S, 0)
+    return Vh.mT @ (inverse.unsqueeze(-1) * U.mT)
+
+
+def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    result = _pinv("linalg.pinv", A, atol, rtol, hermitian)
+    return result if out is None else write_out("linalg_pinv", out, result)
+
+
+def pinverse(input, rcond=1e-15):
+    (input,) = float32_inputs(input)
+    return _pinv("pinverse", input, None, rcond, False)
+
+
+@outside_autocast
+def _matrix_rank(op, A, atol, rtol, hermitian):
+    _check_types(op, A)
+    (A,) = float32_inputs(A)
+    if A.dtype not in (tensorplay.float32, tensorplay.float64):
+        raise RuntimeError(f"{op}: This function doesn't handle types other than float and double")
+    if A.dim() < 2:
+        raise RuntimeError(f"{op}: The input tensor input must have at least 2 dimensions.")
+    atol, rtol = _tolerances(A, atol, rtol)
+    with _named(op):
+        S = _L.eigvalsh(A, False).abs() if hermitian else _L.svdvals(A)
+    largest = S.amax(-1, keepdim=True) if S.shape[-1] else S
+    tolerance = tensorplay.maximum(atol.unsqueeze(-1), rtol.unsqueeze(-1) * largest)
+    return (S > tolerance).sum(-1)
+
+
+def linalg_matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    result = _matrix_rank("linalg.matrix_rank", A, atol, rtol, hermitian)
+    return result if out is None else write_out("linalg_matrix_rank", out, result)
+
+
+_NORMS_OF_INVERSE = ("fro", "nuc", math.inf, -math.inf, 1, -1)
+
+
+@outside_autocast
+def _cond(A, p):
+    op = "linalg.cond"
+    _check_types(op, A)
+    (A,) = float32_inputs(A)
+    if A.dim() < 2:
+        raise RuntimeError(f"{op}: The input tensor must have at least 2 dimensions.")
+    if p is None or p in (2, -2):
+        S = _svdvals(op, A)
+        largest, smallest = S[..., 0], S[..., -1]
+        return smallest / largest if p == -2 else largest / smallest
+    if p not in _NORMS_OF_INVERSE:
+        raise RuntimeError(f"{op} got an invalid norm type: {p}")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{op}(ord={p}): A must be batches of square matrices, but they are {A.shape[-2]} by "
+                           f"{A.shape[-1]} matrices")
+    _floating(op, A)
+    inverse, info = linalg_inv_ex(A)
+    norms = tensorplay.linalg.matrix_norm(A, p) * tensorplay.linalg.matrix_norm(inverse, p)
+    # A singular matrix's condition number is infinite.
+    return tensorplay.where(info > 0, math.inf, norms)
+
+
+def linalg_cond(A, p=None, *, out=None):
+    result = _cond(A, p)
+    return result if out is None else write_out("linalg_cond", out, result)
+
+
+def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
+    _deprecated("nuclear_norm", "at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will "
+                "be removed in a future PyTorch release. Please use `linalg.matrix_norm(A, 'nuc', dim, keepdim)` "
+                "instead")
+    if isinstance(dim, bool):  # nuclear_norm(input, keepdim)
+        dim, keepdim = None, dim
+    _check_types("nuclear_norm", input)
+    if dim is None and input.dim() != 2:
+        raise RuntimeError(f"nuclear_norm: Expected a tensor with 2 dimensions, but got a tensor with {input.dim()} "
+                           "dimensions instead.")
+    with _named("nuclear_norm"):
+        result = tensorplay.linalg.matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
+    return result if out is None else write_out("nuclear_norm", out, result)
+
+
+_LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+
+
+@outside_autocast
+def _lstsq(A, B, rcond, driver):
+    """The least-squares solution of minimum norm, from the pseudo-inverse; the residuals, rank and
+    singular values where PyTorch's LAPACK driver gives them."""
+    op = "linalg.lstsq"
+    _check_types(op, A, B)
+    A, B = float32_inputs(A, B)
+    if A.dim() < 2:
+        raise RuntimeError(f"{op}: input must have at least 2 dimensions.")
+    if B.dim() < 1:
+        raise RuntimeError(f"{op}: other must have at least 1 dimension.")
+    if A.dtype != B.dtype:
+        raise RuntimeError(f"{op}: Expected input and other to have the same dtype, but got input's dtype "
+                           f"{_dtype_name(A)} and other's dtype {_dtype_name(B)}")
+    if A.dtype not in (tensorplay.float32, tensorplay.float64):
+        raise RuntimeError(f"{op}: This function doesn't handle types other than float and double")
+    driver = "gelsy" if driver is None else driver
+    if driver not in _LSTSQ_DRIVERS:
+        raise RuntimeError(f"{op}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+    vector = B.dim() == A.dim() - 1
+    if vector:
+        B = B.unsqueeze(-1)
+    if A.shape[-2] != B.shape[-2]:
+        raise RuntimeError(f"{op}: input.size(-2) should match other.size(-2)")
+    m, n = A.shape[-2], A.shape[-1]
+    rtol = tensorplay.finfo(A.dtype).eps * max(m, n) if rcond is None or rcond < 0 else rcond
+    with _named(op):
+        U, S, Vh = _L.svd(A, False)
+    kept = S > rtol * S[..., :1]
+    solution = Vh.mT @ (tensorplay.where(kept, 1 / S, 0).unsqueeze(-1) * (U.mT @ B))
+    rank = kept.sum(-1)
+    empty = tensorplay.empty(0, dtype=A.dtype, device=A.device)
+    residuals = empty
+    if driver != "gelsy" and m > n and bool((rank == n).all()):
+        residuals = ((A @ solution - B) ** 2).sum(-2)
+        if vector:
+            residuals = residuals.squeeze(-1)
+    return lstsq_result(solution.squeeze(-1) if vector else solution, residuals,
+                        rank if driver != "gels" else tensorplay.empty(0, dtype=tensorplay.int64, device=A.device),
+                        S if driver in ("gelsd", "gelss") else empty)
+
+
+def linalg_lstsq(A, B, rcond=None, *, driver=None):
+    return _lstsq(A, B, rcond, driver)
+
+
+# ---- the symmetric eigendecomposition ----
+
+def _eigh(op, A, UPLO, values_only):
+    _check_types(op, A)
+    (A,) = float32_inputs(A)
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"{op}: Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    _check(op, A)
+    with _named(op):
+        return _L.eigvalsh(A, UPLO == "U") if values_only else _L.eigh(A, UPLO == "U")
+
+
+def linalg_eigh(A, UPLO="L", *, out=None):
+    result = eigh_result(*_eigh("linalg.eigh", A, UPLO, False))
+    return result if out is None else write_outs("linalg_eigh", out, result)
+
+
+def linalg_eigvalsh(A, UPLO="L", *, out=None):
+    result = _eigh("linalg.eigvalsh", A, UPLO, True)
+    return result if out is None else write_out("linalg_eigvalsh", out, result)
+
+
+# ---- tensor inverses and solves, Vandermonde matrices ----
+
+@outside_autocast
+def linalg_tensorinv(A, ind=2, *, out=None):
+    """The tensor X with tensordot(A, X, ind) the identity: A's first `ind` dims taken as rows."""
+    op = "linalg.tensorinv"
+    _check_types(op, A)
+    (A,) = float32_inputs(A)
+    if ind <= 0:
+        raise RuntimeError(f"{op}: Expected a strictly positive integer for 'ind', but got {ind}")
+    rows, cols = tuple(A.shape[:ind]), tuple(A.shape[ind:])
+    if math.prod(rows) != math.prod(cols):
+        raise RuntimeError(f"{op}: Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {math.prod(cols)} != {math.prod(rows)}")
+    with _named(op):
+        result = tensorplay.linalg.inv(A.reshape(math.prod(rows), -1)).reshape(cols + rows)
+    return result if out is None else write_out("linalg_tensorinv", out, result)
+
+
+@outside_autocast
+def linalg_tensorsolve(A, B, dims=None, *, out=None):
+    """X with tensordot(A, X, X.ndim) == B; `dims` moves those dims of A to its end first."""
+    op = "linalg.tensorsolve"
+    _check_types(op, A, B)
+    A, B = float32_inputs(A, B)
+    if dims is not None:
+        dims = [d % A.dim() for d in dims]
+        A = A.permute([d for d in range(A.dim()) if d not in dims] + dims)
+    solution_shape = tuple(A.shape[B.dim():])
+    rows = B.numel()
+    if rows != math.prod(solution_shape):
+        raise RuntimeError(f"{op}: Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+                           f"prod(self.shape[:other.ndim]), but got {math.prod(solution_shape)} != {rows}")
+    with _named(op):
+        result = tensorplay.linalg.solve(A.reshape(rows, rows), B.reshape(rows)).reshape(solution_shape)
+    return result if out is None else write_out("linalg_tensorsolve", out, result)
+
+
+def linalg_vander(x, *, N=None):
+    """Columns x^0, x^1, ..., x^(N-1) of each vector x (N defaults to its length)."""
+    op = "linalg.vander"
+    _check_types(op, x)
+    if x.dim() < 1:
+        raise RuntimeError(f"{op}: x must have at least one dimension")
+    N = x.shape[-1] if N is None else N
+    if N <= 1:
+        raise RuntimeError(f"{op}: N must be greater than 1.")
+    powers = tensorplay.cat([tensorplay.ones_like(x).unsqueeze(-1), x.unsqueeze(-1).expand(*x.shape, N - 1)], -1)
+    return powers.cumprod(-1)
