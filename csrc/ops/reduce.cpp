@@ -400,6 +400,8 @@ Tensor accumulated_norm(const char* op, const Tensor& t, double p, const std::ve
 // ("2"), the smallest ("-2") or their sum ("nuc").
 Tensor singular_value_norm(const Tensor& t, std::string_view ord, int64_t rows, int64_t cols, bool keepdim,
                            OptionalDType dtype) {
+  TP_CHECK(!is_reduced_float(dtype.value_or(t.dtype())), "[linalg.matrix_norm] Low precision dtypes not supported. Got ",
+           name(dtype.value_or(t.dtype())));
   Tensor s = with_op_name("linalg.matrix_norm",
                           [&] { return linalg_svdvals(movedim(dtype ? to(t, *dtype) : t, {rows, cols}, {-2, -1})); });
   // The largest of no singular values is 0, as their sum is (the smallest is an error).

@@ -1,7 +1,11 @@
 """Op-table rows of the factorizations and what is built on them: torch.det, slogdet, logdet, inverse,
 the Cholesky and LU helpers, triangular_solve, matrix_exp (tensorplay/_composites/linalg.py) and
 torch.linalg's solve, inv, det, slogdet, cholesky, solve_triangular, lu_factor, lu, lu_solve
-(csrc/ops/factorization.cpp).
+(csrc/ops/factorization.cpp); QR, the SVD, eigh and what is built on them (qr, svd, pinv, lstsq,
+matrix_rank, cond, householder products, ...: tensorplay/_composites/decompositions.py).
+
+Singular and eigenvectors are unique up to sign: the rows return them with the sign that makes
+each vector's largest entry positive, the same in both libraries whatever their LAPACK chose.
 
 Matrices that must be invertible are diagonally dominant; symmetric positive-definite ones are
 built inside the row's function as A A^T + n I, so that a gradient check perturbs A freely.
@@ -148,6 +152,122 @@ def _lu_unpack(m, a):
     return m.lu_unpack(*lu_factors(m, a))[1:]
 
 
+def gauge_fixed(m, U, Vh=None):
+    """U's columns (and Vh's rows with them) signed so that each column's largest entry is positive."""
+    if U.numel() == 0:
+        return U, Vh
+    largest = U.abs().argmax(-2, keepdim=True)
+    sign = U.gather(-2, largest).sign()
+    if Vh is None:
+        return U * sign, None
+    # With full_matrices, U and Vh may have more vectors than there are singular values.
+    rows, signs = Vh.shape[-2], sign.mT
+    if rows > signs.shape[-2]:
+        signs = m.cat([signs, m.ones_like(Vh[..., signs.shape[-2]:, :1])], -2)
+    return U * sign, Vh * signs[..., :rows, :]
+
+
+def is_float_matrix(m, a):
+    return isinstance(a, m.Tensor) and a.dtype in (m.float32, m.float64) and a.dim() >= 2
+
+
+def symmetric(m, a):
+    """a + a^T for square float matrices; a fuzzed input as it is."""
+    return a + a.mT if is_matrix_batch(m, a) else a
+
+
+def _svd(m, a, some=True):
+    U, S, V = m.svd(a, some)
+    if not is_float_matrix(m, a):
+        return U, S, V
+    U, Vh = gauge_fixed(m, U, V.mT)
+    return U, S, Vh.mT
+
+
+def _linalg_svd(m, a, **kw):
+    U, S, Vh = m.linalg.svd(a, **kw)
+    return (*gauge_fixed(m, U, Vh), S)
+
+
+def _eigh(m, a, **kw):
+    L, V = m.linalg.eigh(symmetric(m, a), **kw)
+    return L, gauge_fixed(m, V)[0]
+
+
+def _lstsq(m, a, b, **kw):
+    """The solution, and with a driver that gives them, the residuals (gelsy's empty ones have no
+    history in tensorplay)."""
+    result = m.linalg.lstsq(a, b, **kw)
+    return result[:2] if kw.get("driver") == "gelsd" else result.solution
+
+
+def rectangular_samples(mk):
+    return [S("tall", mk((4, 3))), S("wide", mk((3, 4))), S("batched", mk((2, 3, 3))), S("1d", mk((3,)))]
+
+
+def qr_samples(mk):
+    return rectangular_samples(mk) + [S("complete", mk((3, 4)), mode="complete"), S("r", mk((4, 3)), mode="r")]
+
+
+def svd_samples(mk):
+    return [S("tall", mk((4, 3)), full_matrices=False), S("wide", mk((3, 4)), full_matrices=False),
+            S("batched", mk((2, 3, 3))), S("1d", mk((3,)))]
+
+
+def eigh_samples(mk):
+    return [S("lower", mk((3, 3))), S("upper", mk((3, 3)), UPLO="U"), S("batched", mk((2, 4, 4))),
+            S("not_square", mk((2, 3)))]
+
+
+def pinv_samples(mk):
+    return rectangular_samples(mk) + [S("atol", mk((4, 3)), atol=0.5), S("rtol", mk((3, 4)), rtol=0.2)]
+
+
+def cond_samples(mk):
+    a = invertible(mk, (3, 3))
+    return [S("default", mk((4, 3))), S("2", a, 2), S("-2", a, -2), S("fro", a, "fro"), S("nuc", a, "nuc"),
+            S("inf", a, float("inf")), S("1", a, 1), S("batched", invertible(mk, (2, 3, 3)), -1)]
+
+
+def lstsq_samples(mk):
+    a = mk((5, 3))
+    return [S("tall", a, mk((5, 2))), S("vector", a, mk((5,))), S("gelsd", a, mk((5, 2)), driver="gelsd"),
+            S("batched", mk((2, 4, 4)), mk((2, 4, 1))), S("mismatch", a, mk((4, 2)))]
+
+
+def householder_samples(mk):
+    return [S("tall", mk((4, 3), domain=(-1, 1)), mk((2,), domain=(0, 1))),
+            S("batched", mk((2, 3, 3), domain=(-1, 1)), mk((2, 3), domain=(0, 1))),
+            S("wide", mk((3, 4)), mk((2,)))]
+
+
+def ormqr_samples(mk):
+    a, tau = mk((4, 3), domain=(-1, 1)), mk((3,), domain=(0, 1))
+    return [S("left", a, tau, mk((4, 2))), S("transpose", a, tau, mk((4, 2)), transpose=True),
+            S("right", a, tau, mk((2, 4)), left=False),
+            S("right_transpose", a, tau, mk((2, 4)), left=False, transpose=True),
+            S("mismatch", a, tau, mk((3, 2)))]
+
+
+def nuclear_norm_samples(mk):
+    return [S("2d", mk((4, 3))), S("dim", mk((2, 3, 4)), (0, 2)), S("keepdim", mk((3, 4)), keepdim=True)]
+
+
+def tensorinv_samples(mk):
+    return [S("ind1", invertible(mk, (4, 4)), 1), S("ind2", View(invertible(mk, (6, 6)), lambda t: t.reshape(2, 3, 6)),
+                                                     ind=2)]
+
+
+def tensorsolve_samples(mk):
+    a = View(invertible(mk, (6, 6)), lambda t: t.reshape(2, 3, 6))
+    return [S("default", a, mk((2, 3))), S("dims", View(invertible(mk, (6, 6)), lambda t: t.reshape(6, 2, 3)),
+                                          mk((2, 3)), dims=(0,))]
+
+
+def vander_samples(mk):
+    return [S("default", mk((3,))), S("N", mk((2, 3)), N=4), S("0dim", mk(()))]
+
+
 ROWS = [
     Op("det", determinant_samples, dtypes=LAPACK_DTYPES),
     Op("slogdet", square_samples, dtypes=LAPACK_DTYPES),
@@ -184,13 +304,47 @@ ROWS = [
     Op("linalg.lu_solve", linalg_lu_solve_samples, dtypes=LAPACK_DTYPES, method=False, fn=_linalg_lu_solve),
     Op("linalg.matrix_exp", matrix_exp_samples, dtypes=LAPACK_DTYPES, method=False,
        fn=lambda m, a: m.linalg.matrix_exp(a)),
+    Op("qr", rectangular_samples, dtypes=LAPACK_DTYPES),
+    Op("geqrf", rectangular_samples, dtypes=LAPACK_DTYPES),
+    Op("svd", rectangular_samples, dtypes=LAPACK_DTYPES, fn=_svd, method=False),
+    Op("pinverse", rectangular_samples, dtypes=LAPACK_DTYPES),
+    Op("nuclear_norm", nuclear_norm_samples, dtypes=LAPACK_DTYPES, method=False),
+    Op("orgqr", householder_samples, dtypes=LAPACK_DTYPES),
+    Op("ormqr", ormqr_samples, dtypes=LAPACK_DTYPES),
+    Op("linalg.qr", qr_samples, dtypes=LAPACK_DTYPES, method=False, fn=lambda m, a, **k: m.linalg.qr(a, **k)),
+    Op("linalg.svd", svd_samples, dtypes=LAPACK_DTYPES, method=False, fn=_linalg_svd),
+    Op("linalg.svdvals", rectangular_samples, dtypes=LAPACK_DTYPES, method=False,
+       fn=lambda m, a: m.linalg.svdvals(a)),
+    Op("linalg.eigh", eigh_samples, dtypes=LAPACK_DTYPES, method=False, fn=_eigh),
+    Op("linalg.eigvalsh", eigh_samples, dtypes=LAPACK_DTYPES, method=False,
+       fn=lambda m, a, **k: m.linalg.eigvalsh(symmetric(m, a), **k)),
+    Op("linalg.pinv", pinv_samples, dtypes=LAPACK_DTYPES, method=False, fn=lambda m, a, **k: m.linalg.pinv(a, **k)),
+    Op("linalg.pinv", eigh_samples, dtypes=LAPACK_DTYPES, method=False, label="linalg.pinv_hermitian",
+       fn=lambda m, a, **k: m.linalg.pinv(symmetric(m, a), hermitian=True)),
+    Op("linalg.matrix_rank", pinv_samples, dtypes=LAPACK_DTYPES, method=False,
+       fn=lambda m, a, **k: m.linalg.matrix_rank(a, **k)),
+    Op("linalg.cond", cond_samples, dtypes=LAPACK_DTYPES, method=False, fn=lambda m, a, *p: m.linalg.cond(a, *p)),
+    Op("linalg.lstsq", lstsq_samples, dtypes=LAPACK_DTYPES, method=False,
+       fn=_lstsq),
+    Op("linalg.householder_product", householder_samples, dtypes=LAPACK_DTYPES, method=False,
+       fn=lambda m, a, tau: m.linalg.householder_product(a, tau)),
+    Op("linalg.tensorinv", tensorinv_samples, dtypes=LAPACK_DTYPES, method=False,
+       fn=lambda m, a, *i, **k: m.linalg.tensorinv(a, *i, **k)),
+    Op("linalg.tensorsolve", tensorsolve_samples, dtypes=LAPACK_DTYPES, method=False,
+       fn=lambda m, a, b, **k: m.linalg.tensorsolve(a, b, **k)),
+    Op("linalg.vander", vander_samples, method=False, fn=lambda m, x, **k: m.linalg.vander(x, **k)),
 ]
 
 GRADIENT_LABELS = """
     det slogdet logdet inverse cholesky cholesky_solve cholesky_inverse triangular_solve lu_solve lu_unpack lu
     matrix_exp linalg.det linalg.slogdet linalg.inv linalg.inv_ex linalg.solve linalg.solve_ex linalg.cholesky
     linalg.cholesky_ex linalg.solve_triangular linalg.lu_factor linalg.lu_factor_ex linalg.lu linalg.lu_solve
-    linalg.matrix_exp
+    linalg.matrix_exp qr svd pinverse nuclear_norm orgqr ormqr linalg.qr linalg.svd linalg.svdvals linalg.eigh
+    linalg.eigvalsh linalg.pinv linalg.pinv_hermitian linalg.cond linalg.lstsq linalg.householder_product
+    linalg.tensorinv linalg.tensorsolve linalg.vander
 """.split()
 
-NOT_DIFFERENTIABLE = {}
+NOT_DIFFERENTIABLE = {
+    "geqrf": "PyTorch has no derivative for geqrf (its backward raises; test_linalg.py checks ours does)",
+    "linalg.matrix_rank": "an integer count",
+}

@@ -8,11 +8,12 @@ reflectors (householder_product, orgqr, ormqr) are applied one reflector at a ti
 gradients follow from the products'."""
 
 import math
+import operator
 
 import tensorplay
 from tensorplay import _C
 from tensorplay._composites._forms import return_type, write_out, write_outs
-from tensorplay._composites.linalg import _check, _check_types, _deprecated, _named, linalg_inv_ex
+from tensorplay._composites.linalg import _check, _check_flags, _check_types, _deprecated, _named, linalg_inv_ex
 from tensorplay.amp.composite_casts import float32_inputs, outside_autocast
 
 __all__ = ["qr", "geqrf", "orgqr", "ormqr", "svd", "pinverse", "nuclear_norm"]
@@ -112,7 +113,6 @@ def _check_reflectors(op, A, tau):
                            f"{list(tau.shape[:-1])}")
     if tau.dtype != A.dtype:
         raise RuntimeError(f"{op}: tau dtype {_dtype_name(tau)} does not match input dtype {_dtype_name(A)}")
-    _lapack_dtypes(op, A)
 
 
 @outside_autocast
@@ -124,6 +124,7 @@ def _householder_product(op, A, tau):
         raise RuntimeError(f"{op}: input.shape[-2] must be greater than or equal to input.shape[-1]")
     if n < tau.shape[-1]:
         raise RuntimeError(f"{op}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
+    _lapack_dtypes(op, A)
     identity = tensorplay.eye(m, n, dtype=A.dtype, device=A.device).expand(A.shape)
     return _apply_reflectors(A, tau, identity, True, False)
 
@@ -133,8 +134,9 @@ def linalg_householder_product(A, tau, *, out=None):
     return result if out is None else write_out("linalg_householder_product", out, result)
 
 
-def orgqr(input, tau):
-    return _householder_product("orgqr", input, tau)
+def orgqr(input, tau, *, out=None):
+    result = _householder_product("orgqr", input, tau)
+    return result if out is None else write_out("orgqr", out, result)
 
 
 @outside_autocast
@@ -142,20 +144,23 @@ def _ormqr(input, tau, other, left, transpose):
     op = "ormqr"
     input, tau, other = float32_inputs(input, tau, other)
     _check_types(op, input, tau, other)
+    _check_flags(op, left=left, transpose=transpose)
     if other.dim() < 2:
         raise RuntimeError(f"{op}: other must have at least 2 dimensions.")
     _check_reflectors(op, input, tau)
     side = other.shape[-2] if left else other.shape[-1]
     if side != input.shape[-2]:
         raise RuntimeError(f"{op}: other.shape[{-2 if left else -1}] must be equal to input.shape[-2]")
-    if tau.shape[-1] > input.shape[-1] or tau.shape[-1] > side:
-        raise RuntimeError(f"{op}: tau.shape[-1] must be less than or equal to input.shape[-1]")
+    if tau.shape[-1] != min(side, input.shape[-1]):
+        raise RuntimeError(f"{op}: tau.shape[-1] must be equal to min(other.shape[{-2 if left else -1}], "
+                           "input.shape[-1])")
     if tuple(other.shape[:-2]) != tuple(input.shape[:-2]):
         raise RuntimeError(f"{op}: Expected batch dimensions of other to be equal to input.shape[:-2], but got "
                            f"{list(other.shape[:-2])}")
     if other.dtype != input.dtype:
         raise RuntimeError(f"{op}: Expected input and other to have the same dtype, but input has dtype "
                            f"{_dtype_name(input)} and other has dtype {_dtype_name(other)}")
+    _lapack_dtypes(op, input)
     return _apply_reflectors(input, tau, other, left, transpose)
 
 
@@ -220,13 +225,19 @@ def svd(input, some=True, compute_uv=True, *, out=None):
     return result if out is None else write_outs("svd", out, result)
 
 
-def _tolerances(A, atol, rtol):
+def _tolerances(op, A, atol, rtol):
     """PyTorch's atol and rtol as tensors: atol 0 when not given; rtol eps * max(m, n) when neither is
     given (or atol is not positive), 0 when a positive atol is."""
-    def as_tensor(value):
+    def as_tensor(value, name="tolerance"):
         if isinstance(value, _C.Tensor):
             return value.to(A.dtype)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError(f"{op}(): argument '{name}' must be float or Tensor, not {type(value).__name__}")
         return tensorplay.tensor(float(value), dtype=A.dtype, device=A.device)
+    if atol is not None:
+        atol = as_tensor(atol, "atol")
+    if rtol is not None:
+        rtol = as_tensor(rtol, "rtol")
     default = tensorplay.finfo(A.dtype).eps * max(A.shape[-2], A.shape[-1])
     if rtol is None:
         rtol = default if atol is None else tensorplay.where(as_tensor(atol) > 0, 0.0, default)
@@ -245,7 +256,9 @@ def _check_pinv(op, A):
 def _pinv(op, A, atol, rtol, hermitian):
     """The pseudo-inverse from the singular values above max(atol, rtol * the largest)."""
     _check_pinv(op, A)
-    atol, rtol = _tolerances(A, atol, rtol)
+    atol, rtol = _tolerances(op, A, atol, rtol)
+    if A.numel() == 0:
+        return tensorplay.zeros(A.shape[:-2] + (A.shape[-1], A.shape[-2]), dtype=A.dtype, device=A.device)
     with _named(op):
         if hermitian:
             L, V = _L.eigh(A, False)
@@ -277,7 +290,7 @@ def _matrix_rank(op, A, atol, rtol, hermitian):
         raise RuntimeError(f"{op}: This function doesn't handle types other than float and double")
     if A.dim() < 2:
         raise RuntimeError(f"{op}: The input tensor input must have at least 2 dimensions.")
-    atol, rtol = _tolerances(A, atol, rtol)
+    atol, rtol = _tolerances(op, A, atol, rtol)
     with _named(op):
         S = _L.eigvalsh(A, False).abs() if hermitian else _L.svdvals(A)
     largest = S.amax(-1, keepdim=True) if S.shape[-1] else S
@@ -300,7 +313,12 @@ def _cond(A, p):
     (A,) = float32_inputs(A)
     if A.dim() < 2:
         raise RuntimeError(f"{op}: The input tensor must have at least 2 dimensions.")
+    # PyTorch's answer for matrices without columns, before any other check.
+    if A.shape[-1] == 0:
+        return tensorplay.zeros(A.shape[:-2], dtype=A.dtype, device=A.device)
     if p is None or p in (2, -2):
+        if A.numel() == 0:
+            return tensorplay.zeros(A.shape[:-2], dtype=A.dtype, device=A.device)
         S = _svdvals(op, A)
         largest, smallest = S[..., 0], S[..., -1]
         return smallest / largest if p == -2 else largest / smallest
@@ -309,9 +327,14 @@ def _cond(A, p):
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"{op}(ord={p}): A must be batches of square matrices, but they are {A.shape[-2]} by "
                            f"{A.shape[-1]} matrices")
+    if A.numel() == 0:
+        return tensorplay.zeros(A.shape[:-2], dtype=A.dtype, device=A.device)
     _floating(op, A)
-    inverse, info = linalg_inv_ex(A)
-    norms = tensorplay.linalg.matrix_norm(A, p) * tensorplay.linalg.matrix_norm(inverse, p)
+    with _named(op):
+        inverse, info = linalg_inv_ex(A)
+        singular = (info > 0)[..., None, None]
+        inverse = tensorplay.where(singular, 0, inverse)  # what LAPACK left of it may be NaN
+        norms = tensorplay.linalg.matrix_norm(A, p) * tensorplay.linalg.matrix_norm(inverse, p)
     # A singular matrix's condition number is infinite.
     return tensorplay.where(info > 0, math.inf, norms)
 
@@ -328,9 +351,6 @@ def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
     if isinstance(dim, bool):  # nuclear_norm(input, keepdim)
         dim, keepdim = None, dim
     _check_types("nuclear_norm", input)
-    if dim is None and input.dim() != 2:
-        raise RuntimeError(f"nuclear_norm: Expected a tensor with 2 dimensions, but got a tensor with {input.dim()} "
-                           "dimensions instead.")
     with _named("nuclear_norm"):
         result = tensorplay.linalg.matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
     return result if out is None else write_out("nuclear_norm", out, result)
@@ -372,7 +392,9 @@ def _lstsq(A, B, rcond, driver):
     rank = kept.sum(-1)
     empty = tensorplay.empty(0, dtype=A.dtype, device=A.device)
     residuals = empty
-    if driver != "gelsy" and m > n and bool((rank == n).all()):
+    # (On the meta device, where ranks have no values, A is taken to be of full rank.)
+    full_rank = A.device.type == "meta" or bool((rank == n).all())
+    if driver != "gelsy" and m > n and full_rank:
         residuals = ((A @ solution - B) ** 2).sum(-2)
         if vector:
             residuals = residuals.squeeze(-1)
@@ -390,6 +412,8 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
 def _eigh(op, A, UPLO, values_only):
     _check_types(op, A)
     (A,) = float32_inputs(A)
+    if not isinstance(UPLO, str):
+        raise TypeError(f"{op}(): argument 'UPLO' must be str, not {type(UPLO).__name__}")
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"{op}: Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
     _check(op, A)
@@ -415,8 +439,14 @@ def linalg_tensorinv(A, ind=2, *, out=None):
     op = "linalg.tensorinv"
     _check_types(op, A)
     (A,) = float32_inputs(A)
+    try:
+        ind = operator.index(ind)
+    except TypeError:
+        raise TypeError(f"{op}(): argument 'ind' must be int, not {type(ind).__name__}") from None
     if ind <= 0:
         raise RuntimeError(f"{op}: Expected a strictly positive integer for 'ind', but got {ind}")
+    if ind > A.dim():
+        raise RuntimeError(f"{op}: Expected 'ind' to be at most the number of dimensions ({A.dim()}), but got {ind}")
     rows, cols = tuple(A.shape[:ind]), tuple(A.shape[ind:])
     if math.prod(rows) != math.prod(cols):
         raise RuntimeError(f"{op}: Expected self to satisfy the requirement prod(self.shape[ind:]) == "
@@ -433,6 +463,8 @@ def linalg_tensorsolve(A, B, dims=None, *, out=None):
     _check_types(op, A, B)
     A, B = float32_inputs(A, B)
     if dims is not None:
+        if not isinstance(dims, (tuple, list)) or not all(isinstance(d, int) for d in dims):
+            raise TypeError(f"{op}(): argument 'dims' must be tuple of ints, not {type(dims).__name__}")
         dims = [d % A.dim() for d in dims]
         A = A.permute([d for d in range(A.dim()) if d not in dims] + dims)
     solution_shape = tuple(A.shape[B.dim():])
@@ -449,8 +481,9 @@ def linalg_vander(x, *, N=None):
     """Columns x^0, x^1, ..., x^(N-1) of each vector x (N defaults to its length)."""
     op = "linalg.vander"
     _check_types(op, x)
-    if x.dim() < 1:
-        raise RuntimeError(f"{op}: x must have at least one dimension")
+    if x.dtype in (tensorplay.float16, tensorplay.bfloat16, tensorplay.bool):
+        raise RuntimeError(f"{op} supports floating point, complex, and integer tensors, but got {_dtype_name(x)}")
+    x = x.reshape(1) if x.dim() == 0 else x  # a number is a vector of one, as in PyTorch
     N = x.shape[-1] if N is None else N
     if N <= 1:
         raise RuntimeError(f"{op}: N must be greater than 1.")
