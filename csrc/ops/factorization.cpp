@@ -473,11 +473,11 @@ std::pair<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
     record.finish(R);  // not differentiable without Q: its node says so
     return {empty({0}, A.dtype(), A.device()), R};
   }
-  if (record) {
+  record.finish(Q, R);
+  if (record) {  // saved once they are outputs, so that each keeps its place among them
     record->q_ = autograd::SavedTensor(Q, true);
     record->r_ = autograd::SavedTensor(R, true);
   }
-  record.finish(Q, R);
   return {Q, R};
 }
 

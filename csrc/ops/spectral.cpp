@@ -39,21 +39,17 @@ Tensor diagonal_matrix(const Tensor& v) { return mul(unsqueeze(v, -1), eye(v.siz
 
 Tensor skew(const Tensor& x) { return sub(x, mT(x)); }
 
+// Its outputs are U, S and Vh even where the op returns S alone (svdvals): the gradient is written
+// with U and Vh, whose own history must be this node for second derivatives.
 class SvdBackward final : public autograd::Node {
  public:
-  // values_only: the op returned S alone (svdvals), its only output.
-  explicit SvdBackward(bool values_only) : values_only_(values_only) {}
-  std::string name() const override { return values_only_ ? "LinalgSvdvalsBackward0" : "LinalgSvdBackward0"; }
+  std::string name() const override { return "LinalgSvdBackward0"; }
   TensorList apply(TensorList&& grads) override {
     Tensor U = u_.unpack(*this), S = s_.unpack(*this), Vh = vh_.unpack(*this);
     const int64_t k = S.size(-1);
     if (U.size(-1) != k) U = narrow(U, -1, 0, k);
     if (Vh.size(-2) != k) Vh = narrow(Vh, -2, 0, k);
-    Tensor gU, gS, gVh;
-    if (values_only_)
-      gS = grads[0];
-    else
-      gU = grads[0], gS = grads[1], gVh = grads[2];
+    Tensor gU = grads[0], gS = grads[1], gVh = grads[2];
     // With full_matrices, only the first k singular vectors are determined by A.
     if (gU.defined() && gU.size(-1) != k) gU = narrow(gU, -1, 0, k);
     if (gVh.defined() && gVh.size(-2) != k) gVh = narrow(gVh, -2, 0, k);
@@ -80,18 +76,15 @@ class SvdBackward final : public autograd::Node {
     vh_.release();
   }
   autograd::SavedTensor u_, s_, vh_;
-
- private:
-  bool values_only_;
 };
 
+// Its outputs are L and V even where the op returns L alone (eigvalsh), as SvdBackward's.
 class EighBackward final : public autograd::Node {
  public:
   std::string name() const override { return "LinalgEighBackward0"; }
   TensorList apply(TensorList&& grads) override {
     Tensor L = l_.unpack(*this), V = v_.unpack(*this);
-    // Without the vectors (eigvalsh), L is the node's only output.
-    const Tensor gL = grads[0], gV = grads.size() > 1 ? grads[1] : Tensor();
+    const Tensor &gL = grads[0], &gV = grads[1];
     Tensor core;
     if (gV.defined()) core = div(mul(skew(matmul(mT(V), gV)), 0.5), differences(L));
     if (gL.defined()) core = core.defined() ? add(core, diagonal_matrix(gL)) : diagonal_matrix(gL);
@@ -117,7 +110,7 @@ struct Svd {
 
 Svd svd(const char* op, const Tensor& A, bool full_matrices, bool compute_uv) {
   check_matrices(op, A);
-  autograd::Record<SvdBackward> record({&A}, !compute_uv);
+  autograd::Record<SvdBackward> record({&A});
   // The gradient of the singular values needs the vectors.
   const bool vectors = compute_uv || record;
   const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
@@ -146,17 +139,14 @@ Svd svd(const char* op, const Tensor& A, bool full_matrices, bool compute_uv) {
     result.U = reshape(u, with_matrix(batch, m, u.size(2)));
     result.Vh = reshape(vh, with_matrix(batch, vh.size(1), n));
   }
+  // Saved once they are outputs, so that each keeps its place among them.
+  record.finish(result.U, result.S, result.Vh);
   if (record) {
     record->u_ = autograd::SavedTensor(result.U, true);
     record->s_ = autograd::SavedTensor(result.S, true);
     record->vh_ = autograd::SavedTensor(result.Vh, true);
   }
-  if (compute_uv) {
-    record.finish(result.U, result.S, result.Vh);
-  } else {
-    record.finish(result.S);
-    result.U = result.Vh = Tensor();
-  }
+  if (!compute_uv) result.U = result.Vh = Tensor();
   return result;
 }
 
@@ -187,13 +177,12 @@ std::pair<Tensor, Tensor> linalg_eigh(const Tensor& A, bool upper, bool compute_
   });
   Tensor L = reshape(w, with_vector(batch, n));
   Tensor V = vectors ? reshape(a, with_matrix(batch, n, n)) : Tensor();
+  record.finish(L, V);
   if (record) {
     record->l_ = autograd::SavedTensor(L, true);
     record->v_ = autograd::SavedTensor(V, true);
   }
-  if (compute_v) return {record.finish(L, V), V};
-  record.finish(L);
-  return {L, Tensor()};
+  return {L, compute_v ? V : Tensor()};
 }
 
 }  // namespace tp

@@ -125,8 +125,13 @@ def test_negative_matrix_powers_match_torch():
 
 @pytest.mark.parametrize("fn", [
     lambda m, a: m.inverse(a), lambda m, a: m.linalg.cholesky(a @ a.mT + m.eye(3)), lambda m, a: m.matrix_exp(a),
-    lambda m, a: m.linalg.solve(a, a), lambda m, a: m.det(a.float()),
-], ids=["inverse", "cholesky", "matrix_exp", "solve", "det"])
+    lambda m, a: m.linalg.solve(a, a), lambda m, a: m.det(a.float()), lambda m, a: m.linalg.svd(a).S,
+    lambda m, a: m.linalg.qr(a).R, lambda m, a: m.linalg.eigh(a).eigenvalues, lambda m, a: m.linalg.pinv(a),
+    lambda m, a: m.pinverse(a), lambda m, a: m.linalg.matrix_rank(a), lambda m, a: m.linalg.cond(a),
+    lambda m, a: m.linalg.lstsq(a, a).solution, lambda m, a: m.linalg.matrix_norm(a, "nuc"),
+    lambda m, a: m.orgqr(*m.geqrf(a)),
+], ids=["inverse", "cholesky", "matrix_exp", "solve", "det", "svd", "qr", "eigh", "pinv", "pinverse", "matrix_rank",
+        "cond", "lstsq", "nuclear_norm", "orgqr"])
 def test_output_dtype_under_autocast_matches_torch(fn):
     dtypes = []
     for m in (tp, torch):
@@ -141,7 +146,10 @@ def test_output_dtype_under_autocast_matches_torch(fn):
     lambda m, a, b: m.linalg.cholesky(a @ a.mT + 3 * m.eye(3, dtype=a.dtype)),
     lambda m, a, b: m.linalg.solve_triangular(a, b, upper=True), lambda m, a, b: m.det(a),
     lambda m, a, b: m.linalg.lu_solve(*m.linalg.lu_factor(a), b), lambda m, a, b: m.matrix_exp(a),
-], ids=["solve", "inv", "cholesky", "solve_triangular", "det", "lu_solve", "matrix_exp"])
+    lambda m, a, b: m.linalg.svdvals(a), lambda m, a, b: m.linalg.qr(b), lambda m, a, b: m.linalg.qr(b.mT),
+    lambda m, a, b: m.linalg.eigvalsh(a + a.mT), lambda m, a, b: m.linalg.pinv(b),
+], ids=["solve", "inv", "cholesky", "solve_triangular", "det", "lu_solve", "matrix_exp", "svdvals", "qr_tall",
+        "qr_wide", "eigvalsh", "pinv"])
 def test_second_derivatives_match_finite_differences(fn):
     rng = np.random.default_rng(2)
     a = tp.from_numpy(WELL + 0.1 * rng.standard_normal((3, 3))).requires_grad_()
@@ -169,6 +177,10 @@ TUPLE_OUTS = [
     ("linalg.lu_factor", lambda m, a, out: m.linalg.lu_factor(a, out=out), 2),
     ("linalg.lu_factor_ex", lambda m, a, out: m.linalg.lu_factor_ex(a, out=out), 3),
     ("linalg.lu", lambda m, a, out: m.linalg.lu(a, out=out), 3),
+    ("linalg.qr", lambda m, a, out: m.linalg.qr(a, out=out), 2),
+    ("geqrf", lambda m, a, out: m.geqrf(a, out=out), 2),
+    ("linalg.eigh", lambda m, a, out: m.linalg.eigh(a, out=out), 2),
+    ("svd", lambda m, a, out: m.svd(a, compute_uv=False, out=out), 3),
 ]
 
 
@@ -188,3 +200,92 @@ def test_tuple_out_forms_match_torch(call, count):
         results[m] = [t.numpy() for t in returned]
     for ours, theirs in zip(results[tp], results[torch]):
         np.testing.assert_allclose(ours, theirs, atol=1e-12)
+
+
+# ---- QR, SVD and eigh ----
+
+@pytest.mark.parametrize("m", LIBS)
+@pytest.mark.parametrize("call, message", [
+    (lambda m, a: m.geqrf(a).a, "the derivative for 'geqrf' is not implemented"),
+    (lambda m, a: m.linalg.qr(a, mode="r").R, "The derivative of linalg.qr depends on Q, which is not computed when "
+                                               "mode='r'"),
+    (lambda m, a: m.linalg.qr(a[:, :2], mode="complete").Q, "The QR decomposition is not differentiable when "
+                                                             "mode='complete' and nrows > ncols"),
+], ids=["geqrf", "qr_mode_r", "qr_complete_tall"])
+def test_decompositions_without_a_derivative_say_so_in_backward(m, call, message):
+    a = m.from_numpy(WELL).requires_grad_()
+    result = call(m, a)
+    with pytest.raises((RuntimeError, NotImplementedError), match=message):
+        result.sum().backward()
+
+
+@pytest.mark.parametrize("m", LIBS)
+def test_svd_of_nan_raises_linalg_error_and_of_inf_returns_nan(m):
+    nan = m.from_numpy(array([np.nan, 1.0], [1.0, 2.0]))
+    with pytest.raises(m.linalg.LinAlgError, match="The algorithm failed to converge because the input matrix "
+                                                   "contained non-finite values"):
+        m.linalg.svd(nan)
+    assert m.linalg.svdvals(m.from_numpy(array([np.inf, 1.0], [2.0, 3.0]))).isnan().all()
+
+
+def test_svd_without_vectors_gives_zero_matrices_of_full_size():
+    shapes = []
+    for m in (tp, torch):
+        U, S, V = m.svd(m.ones(2, 4, 3, dtype=m.float64), compute_uv=False)
+        assert not U.any() and not V.any()
+        shapes.append((tuple(U.shape), tuple(S.shape), tuple(V.shape)))
+    assert shapes[0] == shapes[1] == ((2, 4, 4), (2, 3), (2, 3, 3))
+
+
+@pytest.mark.parametrize("driver", [None, "gels", "gelsy", "gelsd", "gelss"])
+def test_lstsq_returns_what_each_driver_gives(driver):
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((5, 3)), rng.standard_normal((5, 2))
+    ours, theirs = (m.linalg.lstsq(m.from_numpy(a), m.from_numpy(b), driver=driver) for m in (tp, torch))
+    for field in ("solution", "residuals", "rank", "singular_values"):
+        x, y = getattr(ours, field), getattr(theirs, field)
+        assert tuple(x.shape) == tuple(y.shape) and str(x.dtype)[11:] == str(y.dtype)[6:], field
+        np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_rank_deficient_least_squares_give_the_minimum_norm_solution():
+    a = np.outer([1.0, 2.0, 3.0, 4.0], [1.0, -1.0, 2.0])  # rank 1
+    b = np.arange(8.0).reshape(4, 2)
+    ours = tp.linalg.lstsq(tp.from_numpy(a), tp.from_numpy(b))
+    assert int(ours.rank) == 1
+    np.testing.assert_allclose(ours.solution.numpy(), np.linalg.pinv(a) @ b, atol=1e-12)
+
+
+def test_pseudo_inverse_tolerances_match_torch():
+    a = np.diag([4.0, 1.0, 1e-3])
+    for kwargs in ({}, {"atol": 0.5}, {"rtol": 0.1}, {"atol": 0.01, "rtol": 0.5}, {"hermitian": True}):
+        ours, theirs = (m.linalg.pinv(m.from_numpy(a), **kwargs).numpy() for m in (tp, torch))
+        np.testing.assert_allclose(ours, theirs, atol=1e-12)
+        assert int(tp.linalg.matrix_rank(tp.from_numpy(a), **kwargs)) == \
+            int(torch.linalg.matrix_rank(torch.from_numpy(a), **kwargs))
+
+
+def test_singular_vectors_give_gradients_through_gauge_invariant_losses():
+    """|U| and U diag(S) V^T do not depend on the signs LAPACK picks: their gradients are torch's."""
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((5, 3))
+    grads = []
+    for m in (tp, torch):
+        x = m.from_numpy(a).requires_grad_()
+        U, S, Vh = m.linalg.svd(x, full_matrices=True)
+        L, V = m.linalg.eigh(x.mT @ x)
+        (U.abs().sum() + (U[:, :3] * S) @ Vh).sum().backward(retain_graph=True)
+        (V.abs() * m.arange(3.0, dtype=m.float64)).sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["qr", "nuclear_norm"])
+def test_deprecated_decompositions_warn_once(monkeypatch, name):
+    from tensorplay._composites import linalg
+    monkeypatch.setattr(linalg, "_warned", set())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(2):
+            getattr(tp, name)(tp.from_numpy(WELL))
+    assert len(caught) == 1 and "deprecated" in str(caught[0].message)

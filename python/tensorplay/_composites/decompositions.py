@@ -14,7 +14,7 @@ import tensorplay
 from tensorplay import _C
 from tensorplay._composites._forms import return_type, write_out, write_outs
 from tensorplay._composites.linalg import _check, _check_flags, _check_types, _deprecated, _named, linalg_inv_ex
-from tensorplay.amp.composite_casts import float32_inputs, outside_autocast
+from tensorplay.amp.composite_casts import float32_inputs, in_float32
 
 __all__ = ["qr", "geqrf", "orgqr", "ormqr", "svd", "pinverse", "nuclear_norm"]
 METHODS = ["qr", "geqrf", "orgqr", "ormqr", "svd", "pinverse"]
@@ -101,29 +101,35 @@ def _apply_reflectors(reflectors, tau, C, left, transpose):
     return C
 
 
-def _check_reflectors(op, A, tau):
-    _check_types(op, A, tau)
-    if A.dim() < 2:
-        raise RuntimeError(f"{op}: input must have at least 2 dimensions.")
+def _check_tau(op, A, tau):
+    """The checks of tau that follow those of the matrices' sizes, as PyTorch orders them."""
     if tau.dim() != A.dim() - 1:
         raise RuntimeError(f"{op}: Expected tau to have one dimension less than input, but got tau.ndim equal to "
                            f"{tau.dim()} and input.ndim is equal to {A.dim()}")
     if tuple(tau.shape[:-1]) != tuple(A.shape[:-2]):
         raise RuntimeError(f"{op}: Expected batch dimensions of tau to be equal to input.shape[:-2], but got "
                            f"{list(tau.shape[:-1])}")
-    if tau.dtype != A.dtype:
-        raise RuntimeError(f"{op}: tau dtype {_dtype_name(tau)} does not match input dtype {_dtype_name(A)}")
 
 
-@outside_autocast
+def _reflector_count(op, tau):
+    if tau.dim() == 0:
+        raise IndexError(f"{op}: Dimension specified as -1 but tensor has no dimensions")
+    return tau.shape[-1]
+
+
+@in_float32
 def _householder_product(op, A, tau):
-    A, tau = float32_inputs(A, tau)
-    _check_reflectors(op, A, tau)
+    _check_types(op, A, tau)
+    if A.dim() < 2:
+        raise RuntimeError(f"{op}: input must have at least 2 dimensions.")
     m, n = A.shape[-2], A.shape[-1]
     if m < n:
         raise RuntimeError(f"{op}: input.shape[-2] must be greater than or equal to input.shape[-1]")
-    if n < tau.shape[-1]:
+    if n < _reflector_count(op, tau):
         raise RuntimeError(f"{op}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
+    _check_tau(op, A, tau)
+    if tau.dtype != A.dtype:
+        raise RuntimeError(f"{op}: tau dtype {_dtype_name(tau)} does not match input dtype {_dtype_name(A)}")
     _lapack_dtypes(op, A)
     identity = tensorplay.eye(m, n, dtype=A.dtype, device=A.device).expand(A.shape)
     return _apply_reflectors(A, tau, identity, True, False)
@@ -139,27 +145,29 @@ def orgqr(input, tau, *, out=None):
     return result if out is None else write_out("orgqr", out, result)
 
 
-@outside_autocast
+@in_float32
 def _ormqr(input, tau, other, left, transpose):
     op = "ormqr"
-    input, tau, other = float32_inputs(input, tau, other)
     _check_types(op, input, tau, other)
     _check_flags(op, left=left, transpose=transpose)
+    if input.dim() < 2:
+        raise RuntimeError(f"{op}: input must have at least 2 dimensions.")
     if other.dim() < 2:
         raise RuntimeError(f"{op}: other must have at least 2 dimensions.")
-    _check_reflectors(op, input, tau)
     side = other.shape[-2] if left else other.shape[-1]
     if side != input.shape[-2]:
         raise RuntimeError(f"{op}: other.shape[{-2 if left else -1}] must be equal to input.shape[-2]")
-    if tau.shape[-1] != min(side, input.shape[-1]):
+    if _reflector_count(op, tau) != min(side, input.shape[-1]):
         raise RuntimeError(f"{op}: tau.shape[-1] must be equal to min(other.shape[{-2 if left else -1}], "
                            "input.shape[-1])")
+    _check_tau(op, input, tau)
     if tuple(other.shape[:-2]) != tuple(input.shape[:-2]):
         raise RuntimeError(f"{op}: Expected batch dimensions of other to be equal to input.shape[:-2], but got "
                            f"{list(other.shape[:-2])}")
-    if other.dtype != input.dtype:
-        raise RuntimeError(f"{op}: Expected input and other to have the same dtype, but input has dtype "
-                           f"{_dtype_name(input)} and other has dtype {_dtype_name(other)}")
+    for name, t in (("tau", tau), ("other", other)):
+        if t.dtype != input.dtype:
+            raise RuntimeError(f"{op}: Expected input and {name} to have the same dtype, but input has dtype "
+                               f"{_dtype_name(input)} and {name} has dtype {_dtype_name(t)}")
     _lapack_dtypes(op, input)
     return _apply_reflectors(input, tau, other, left, transpose)
 
@@ -252,9 +260,15 @@ def _check_pinv(op, A):
                            f"types, got {_dtype_name(A)} of {A.dim()} dimensions")
 
 
-@outside_autocast
 def _pinv(op, A, atol, rtol, hermitian):
-    """The pseudo-inverse from the singular values above max(atol, rtol * the largest)."""
+    """The pseudo-inverse from the singular values above max(atol, rtol * the largest). Not on
+    autocast's lists: its decomposition computes in float32 and its product in the region's dtype,
+    as PyTorch's composite does."""
+    if isinstance(A, _C.Tensor) and atol is not None and rtol is None and A.dim() < 2:
+        # PyTorch sizes rtol's default from the matrices before checking that there are any.
+        raise IndexError(f"{op}: Dimension out of range (expected to be in range of [{-max(A.dim(), 1)}, "
+                         f"{max(A.dim(), 1) - 1}], but got -2)" if A.dim() else
+                         f"{op}: Dimension specified as -2 but tensor has no dimensions")
     _check_pinv(op, A)
     atol, rtol = _tolerances(op, A, atol, rtol)
     if A.numel() == 0:
@@ -277,15 +291,14 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     return result if out is None else write_out("linalg_pinv", out, result)
 
 
+@in_float32
 def pinverse(input, rcond=1e-15):
-    (input,) = float32_inputs(input)
     return _pinv("pinverse", input, None, rcond, False)
 
 
-@outside_autocast
+@in_float32
 def _matrix_rank(op, A, atol, rtol, hermitian):
     _check_types(op, A)
-    (A,) = float32_inputs(A)
     if A.dtype not in (tensorplay.float32, tensorplay.float64):
         raise RuntimeError(f"{op}: This function doesn't handle types other than float and double")
     if A.dim() < 2:
@@ -306,11 +319,10 @@ def linalg_matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
 _NORMS_OF_INVERSE = ("fro", "nuc", math.inf, -math.inf, 1, -1)
 
 
-@outside_autocast
+@in_float32
 def _cond(A, p):
     op = "linalg.cond"
     _check_types(op, A)
-    (A,) = float32_inputs(A)
     if A.dim() < 2:
         raise RuntimeError(f"{op}: The input tensor must have at least 2 dimensions.")
     # PyTorch's answer for matrices without columns, before any other check.
@@ -359,13 +371,12 @@ def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
 _LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 
-@outside_autocast
+@in_float32
 def _lstsq(A, B, rcond, driver):
     """The least-squares solution of minimum norm, from the pseudo-inverse; the residuals, rank and
     singular values where PyTorch's LAPACK driver gives them."""
     op = "linalg.lstsq"
     _check_types(op, A, B)
-    A, B = float32_inputs(A, B)
     if A.dim() < 2:
         raise RuntimeError(f"{op}: input must have at least 2 dimensions.")
     if B.dim() < 1:
@@ -433,12 +444,11 @@ def linalg_eigvalsh(A, UPLO="L", *, out=None):
 
 # ---- tensor inverses and solves, Vandermonde matrices ----
 
-@outside_autocast
+@in_float32
 def linalg_tensorinv(A, ind=2, *, out=None):
     """The tensor X with tensordot(A, X, ind) the identity: A's first `ind` dims taken as rows."""
     op = "linalg.tensorinv"
     _check_types(op, A)
-    (A,) = float32_inputs(A)
     try:
         ind = operator.index(ind)
     except TypeError:
@@ -456,12 +466,11 @@ def linalg_tensorinv(A, ind=2, *, out=None):
     return result if out is None else write_out("linalg_tensorinv", out, result)
 
 
-@outside_autocast
+@in_float32
 def linalg_tensorsolve(A, B, dims=None, *, out=None):
     """X with tensordot(A, X, X.ndim) == B; `dims` moves those dims of A to its end first."""
     op = "linalg.tensorsolve"
     _check_types(op, A, B)
-    A, B = float32_inputs(A, B)
     if dims is not None:
         if not isinstance(dims, (tuple, list)) or not all(isinstance(d, int) for d in dims):
             raise TypeError(f"{op}(): argument 'dims' must be tuple of ints, not {type(dims).__name__}")

@@ -51,3 +51,16 @@ def outside_autocast(fn):
         with tensorplay.autocast("cpu", enabled=False):
             return fn(*args, **kwargs)
     return op
+
+
+def in_float32(fn):
+    """fn is an op on autocast's float32 list that PyTorch runs as one kernel: inside an autocast
+    region its 16-bit floating tensor arguments are cast to float32 on entry, and its parts then run
+    as outside the region."""
+    @functools.wraps(fn)
+    def op(*args, **kwargs):
+        args = float32_inputs(*args)
+        kwargs = dict(zip(kwargs, float32_inputs(*kwargs.values())))
+        with tensorplay.autocast("cpu", enabled=False):
+            return fn(*args, **kwargs)
+    return op
