@@ -1,5 +1,5 @@
 """tensorplay.utils: helpers outside the tensor core, mirroring torch.utils."""
 
-from tensorplay.utils import checkpoint, data
+from tensorplay.utils import checkpoint, data, dlpack
 
-__all__ = ["checkpoint", "data"]
+__all__ = ["checkpoint", "data", "dlpack"]
