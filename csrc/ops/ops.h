@@ -67,6 +67,10 @@ Tensor as_strided(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, std::
 // Gives self new sizes, laid out in format, in place (x.resize_(2, 3)): the storage grows when it
 // is too small and keeps its values; the values of new elements are undefined.
 Tensor resize_(const Tensor& self, IntArrayRef sizes, MemoryFormat format = MemoryFormat::Contiguous);
+// A uint8 tensor over every byte of t's storage (what untyped_storage() shows).
+Tensor storage_bytes(const Tensor& t);
+// Makes self a window onto source's storage: dtype self's own, geometry as given (Tensor.set_).
+Tensor set_(const Tensor& self, const Tensor& source, int64_t storage_offset, IntArrayRef sizes, IntArrayRef strides);
 Tensor view(const Tensor& t, IntArrayRef sizes);
 // The same bytes read as another dtype of the same size (x.view(tensorplay.int16)).
 Tensor view_dtype(const Tensor& t, ScalarType dtype);

@@ -188,6 +188,37 @@ Tensor resize_(const Tensor& self, IntArrayRef sizes, MemoryFormat format) {
   return self;
 }
 
+Tensor storage_bytes(const Tensor& t) {
+  const Storage& storage = t.impl()->storage();
+  return Tensor(intrusive_ptr<TensorImpl>::make(storage, ScalarType::UInt8,
+                                                Shape{static_cast<int64_t>(storage->nbytes())}, Shape{1}, 0));
+}
+
+Tensor set_(const Tensor& self, const Tensor& source, int64_t storage_offset, IntArrayRef sizes, IntArrayRef strides) {
+  TP_CHECK(sizes.size() == strides.size(), "[set_] size and stride must have the same length, got ",
+           to_string(sizes), " and ", to_string(strides));
+  TP_CHECK(storage_offset >= 0, "[set_] Tensor: invalid storage offset ", storage_offset);
+  TP_CHECK(self.device() == source.device(), "[set_] Expected a storage on ", self.device().str(), ", but got one on ",
+           source.device().str());
+  for (int64_t s : sizes) TP_CHECK(s >= 0, "[set_] Trying to create tensor with negative dimension ", s);
+  auto extent = storage_extent(sizes, strides);
+  int64_t needed = 0;
+  TP_CHECK(extent && (*extent == 0 || (!__builtin_add_overflow(storage_offset, *extent, &needed) &&
+                                       !__builtin_mul_overflow(needed, self.itemsize(), &needed))),
+           "[set_] Storage size calculation overflowed with sizes=", to_string(sizes), " and strides=",
+           to_string(strides));
+  const Storage& storage = source.impl()->storage();
+  const int64_t available = static_cast<int64_t>(storage->nbytes());
+  TP_CHECK(needed <= available, "[set_] setStorage: sizes ", to_string(sizes), ", strides ", to_string(strides),
+           ", storage offset ", storage_offset, ", and itemsize ", self.itemsize(), " requiring a storage size of ",
+           needed, " are out of bounds for storage of size ", available);
+  TensorImpl shown(storage, self.dtype(), Shape(sizes.begin(), sizes.end()), Shape(strides.begin(), strides.end()),
+                   storage_offset);
+  self.impl()->set_data(shown);
+  storage->bump_version();
+  return self;
+}
+
 Tensor view(const Tensor& t, IntArrayRef sizes) {
   Shape shape = infer_size("view", sizes, t.numel());
   auto strides = view_strides(t.sizes(), t.strides(), shape);

@@ -202,6 +202,10 @@ void init_tensor(nb::module_& m) {
       .def("resize_as_", [](const Tensor& self, const Tensor& other, std::optional<MemoryFormat> format) {
         return resize_(self, other.sizes(), format.value_or(MemoryFormat::Contiguous));
       }, "the_template"_a, nb::kw_only(), "memory_format"_a.none() = nb::none())
+      .def("_storage_bytes", &storage_bytes)
+      .def("_set", [](const Tensor& self, const Tensor& source, int64_t offset, std::vector<int64_t> sizes,
+                      std::vector<int64_t> strides) { return set_(self, source, offset, sizes, strides); },
+           "source"_a, "storage_offset"_a, "size"_a, "stride"_a)
       .def("copy_", [](Tensor& self, const Tensor& src, bool) { return copy_(self, src); }, "src"_a,
            "non_blocking"_a = false, release_gil())
       .def("fill_", [](Tensor& self, const Scalar& v) { return fill_(self, v); }, "value"_a, release_gil())

@@ -34,6 +34,7 @@ from tensorplay import amp, autograd, backends, cpu, cuda, linalg, nn, optim
 from tensorplay.functional import cdist, einsum, tensordot
 from tensorplay import utils
 from tensorplay.utils.dlpack import from_dlpack
+from tensorplay.storage import TypedStorage, UntypedStorage
 from tensorplay import func, overrides, testing
 from tensorplay.amp import autocast
 from tensorplay.random import get_rng_state, set_rng_state
