@@ -24,6 +24,40 @@ ScalarType float_dtype(const char* op, OptionalDType dtype) {
 
 Generator& generator_or_default(Generator* gen) { return gen ? *gen : default_generator(); }
 
+// The largest finite value of a floating dtype, and its C++ and ATen names, as PyTorch's bounds
+// errors name it.
+struct FloatRange {
+  double largest;
+  const char* cpp_name;
+  const char* aten_name;
+};
+
+FloatRange float_range(ScalarType dtype) {
+  switch (dtype) {
+    case ScalarType::Float16: return {65504.0, "c10::Half", "Half"};
+    case ScalarType::BFloat16: return {3.3895313892515355e38, "c10::BFloat16", "BFloat16"};
+    case ScalarType::Float32: return {std::numeric_limits<float>::max(), "float", "Float"};
+    default: return {std::numeric_limits<double>::max(), "double", "Double"};
+  }
+}
+
+// The values of an integral dtype, and its C++ name, as PyTorch's bounds errors name it.
+struct IntegerRange {
+  int64_t lowest, highest;
+  const char* cpp_name;
+};
+
+IntegerRange integer_range(ScalarType dtype) {
+  switch (dtype) {
+    case ScalarType::Bool: return {0, 1, "bool"};
+    case ScalarType::UInt8: return {0, 255, "unsigned char"};
+    case ScalarType::Int8: return {-128, 127, "signed char"};
+    case ScalarType::Int16: return {-32768, 32767, "short"};
+    case ScalarType::Int32: return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(), "int"};
+    default: return {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), "long"};
+  }
+}
+
 }  // namespace
 
 Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, OptionalDType dtype, Device device) {
@@ -136,7 +170,14 @@ Tensor randn(IntArrayRef sizes, OptionalDType dtype, Device device, Generator* g
 Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, OptionalDType dtype, Device device, Generator* gen) {
   check_sizes("randint", sizes);
   TP_CHECK(low < high, "[randint] random_ expects 'from' to be less than 'to', but got from=", low, " >= to=", high);
-  Tensor out = empty(sizes, dtype.value_or(ScalarType::Int64), device);
+  const ScalarType type = dtype.value_or(ScalarType::Int64);
+  if (!is_floating_point(type)) {  // PyTorch's bounds: from and to - 1 are values of the dtype
+    const IntegerRange range = integer_range(type);
+    TP_CHECK(low >= range.lowest && low <= range.highest, "[randint] from is out of bounds for ", range.cpp_name);
+    TP_CHECK(high - 1 >= range.lowest && high - 1 <= range.highest, "[randint] to - 1 is out of bounds for ",
+             range.cpp_name);
+  }
+  Tensor out = empty(sizes, type, device);
   backend(out.device()).random_int(out, low, high, generator_or_default(gen));
   return out;
 }
@@ -155,6 +196,14 @@ Tensor randperm(int64_t n, OptionalDType dtype, Device device, Generator* gen) {
 
 Tensor uniform_(const Tensor& t, double from, double to, Generator* gen) {
   TP_CHECK(from <= to, "[uniform_] expects to return a [from, to) range, but found from=", from, " > to=", to);
+  if (is_floating_point(t.dtype())) {
+    const FloatRange range = float_range(t.dtype());
+    TP_CHECK(from >= -range.largest && from <= range.largest, "[uniform_] from is out of bounds for ", range.cpp_name);
+    TP_CHECK(to >= -range.largest && to <= range.largest, "[uniform_] to is out of bounds for ", range.cpp_name);
+    TP_CHECK(to - from <= range.largest, "[uniform_] uniform_ expects to-from <= std::numeric_limits<",
+             range.aten_name, ">::max(), but found to=", to, " and from=", from,
+             " which result in to-from to exceed the limit");
+  }
   Tensor dense = t.is_contiguous() ? t : empty_like(t);
   backend(t.device()).uniform(dense, from, to, generator_or_default(gen));
   if (!dense.is_same(t)) copy_(t, dense);

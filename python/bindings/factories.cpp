@@ -23,7 +23,30 @@ Tensor requiring_grad(Tensor t, bool requires_grad) {
   return t;
 }
 
-Generator* generator_arg(nb::handle h) { return h.is_none() ? nullptr : nb::cast<Generator*>(h); }
+Generator* generator_arg(nb::handle h, const char* op) {
+  if (h.is_none()) return nullptr;
+  Generator* g = nullptr;
+  TP_CHECK_TYPE(nb::try_cast(h, g) && g, "[", op, "] argument 'generator' must be Generator, not ",
+                nb::inst_name(h).c_str());
+  return g;
+}
+
+// A seed as PyTorch takes it: any int from -2^63 to 2^64 - 1, negative ones taken modulo 2^64.
+uint64_t seed_arg(nb::handle seed) {
+  TP_CHECK_TYPE(PyIndex_Check(seed.ptr()), "[manual_seed] seed must be an int, not ", nb::inst_name(seed).c_str());
+  nb::object value = nb::steal(PyNumber_Index(seed.ptr()));
+  if (!value.is_valid()) throw nb::python_error();
+  int overflow = 0;
+  const long long signed_value = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+  if (overflow == 0) return static_cast<uint64_t>(signed_value);
+  const unsigned long long unsigned_value = overflow > 0 ? PyLong_AsUnsignedLongLong(value.ptr()) : 0;
+  if (overflow < 0 || PyErr_Occurred()) {
+    PyErr_Clear();
+    TP_CHECK_VALUE(false, "[manual_seed] Overflow when unpacking long long: the seed must be within [-2**63, 2**64 - 1], "
+                   "got ", nb::str(seed).c_str());
+  }
+  return unsigned_value;
+}
 
 // The keyword arguments every factory takes.
 #define TP_FACTORY_KWARGS                                                                            \
@@ -60,8 +83,8 @@ void init_factories(nb::module_& m) {
         TP_CHECK(device_arg(device).is_cpu(), "[Generator] only CPU generators are supported");
         new (g) Generator(std::random_device{}() | (static_cast<uint64_t>(std::random_device{}()) << 32));
       }, "device"_a = "cpu")
-      .def("manual_seed", [](nb::handle self, int64_t seed) {
-        nb::cast<Generator&>(self).manual_seed(static_cast<uint64_t>(seed));
+      .def("manual_seed", [](nb::handle self, nb::handle seed) {
+        nb::cast<Generator&>(self).manual_seed(seed_arg(seed));
         return nb::borrow(self);
       }, "seed"_a)
       .def("initial_seed", &Generator::initial_seed)
@@ -80,8 +103,8 @@ void init_factories(nb::module_& m) {
       }, "new_state"_a)
       .def_prop_ro("device", [](const Generator&) { return Device(); });
   m.attr("default_generator") = nb::cast(&default_generator(), nb::rv_policy::reference);
-  m.def("manual_seed", [](int64_t seed) {
-    manual_seed(static_cast<uint64_t>(seed));
+  m.def("manual_seed", [](nb::handle seed) {
+    manual_seed(seed_arg(seed));
     return &default_generator();
   }, "seed"_a, nb::rv_policy::reference);
   m.def("initial_seed", [] { return default_generator().initial_seed(); });
@@ -148,13 +171,13 @@ void init_factories(nb::module_& m) {
   m.def("rand", [](nb::args size, nb::handle generator, std::optional<ScalarType> dtype, nb::handle device,
                    bool requires_grad, nb::handle, bool) {
     FactoryOptions o = options(dtype, device);
-    return requiring_grad(rand(sizes_arg(size, "rand"), o.dtype, o.device, generator_arg(generator)), requires_grad);
+    return requiring_grad(rand(sizes_arg(size, "rand"), o.dtype, o.device, generator_arg(generator, "rand")), requires_grad);
   }, "size"_a, nb::kw_only(), "generator"_a.none() = nb::none(), "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(),
      "requires_grad"_a = false, "layout"_a.none() = nb::none(), "pin_memory"_a = false);
   m.def("randn", [](nb::args size, nb::handle generator, std::optional<ScalarType> dtype, nb::handle device,
                     bool requires_grad, nb::handle, bool) {
     FactoryOptions o = options(dtype, device);
-    return requiring_grad(randn(sizes_arg(size, "randn"), o.dtype, o.device, generator_arg(generator)), requires_grad);
+    return requiring_grad(randn(sizes_arg(size, "randn"), o.dtype, o.device, generator_arg(generator, "randn")), requires_grad);
   }, "size"_a, nb::kw_only(), "generator"_a.none() = nb::none(), "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(),
      "requires_grad"_a = false, "layout"_a.none() = nb::none(), "pin_memory"_a = false);
   // randint(high, size) or randint(low, high, size).
@@ -165,20 +188,20 @@ void init_factories(nb::module_& m) {
     int64_t low = args.size() == 3 ? nb::cast<int64_t>(args[0]) : 0;
     int64_t high = nb::cast<int64_t>(args[args.size() - 2]);
     Shape size = nb::cast<Shape>(args[args.size() - 1]);
-    return requiring_grad(randint(low, high, size, o.dtype, o.device, generator_arg(generator)), requires_grad);
+    return requiring_grad(randint(low, high, size, o.dtype, o.device, generator_arg(generator, "randint")), requires_grad);
   }, "args"_a, nb::kw_only(), "generator"_a.none() = nb::none(), "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(),
      "requires_grad"_a = false, "layout"_a.none() = nb::none(), "pin_memory"_a = false);
   m.def("randperm", [](int64_t n, nb::handle generator, std::optional<ScalarType> dtype, nb::handle device,
                        bool requires_grad, nb::handle, bool) {
     FactoryOptions o = options(dtype, device);
-    return requiring_grad(randperm(n, o.dtype, o.device, generator_arg(generator)), requires_grad);
+    return requiring_grad(randperm(n, o.dtype, o.device, generator_arg(generator, "randperm")), requires_grad);
   }, "n"_a, nb::kw_only(), "generator"_a.none() = nb::none(), "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(),
      "requires_grad"_a = false, "layout"_a.none() = nb::none(), "pin_memory"_a = false);
 
   tensor_class()
-      .def("uniform_", [](Tensor& t, double from, double to, nb::handle g) { return uniform_(t, from, to, generator_arg(g)); },
+      .def("uniform_", [](Tensor& t, double from, double to, nb::handle g) { return uniform_(t, from, to, generator_arg(g, "uniform_")); },
            "from_"_a = 0.0, "to"_a = 1.0, nb::kw_only(), "generator"_a.none() = nb::none())
-      .def("normal_", [](Tensor& t, double mean, double std, nb::handle g) { return normal_(t, mean, std, generator_arg(g)); },
+      .def("normal_", [](Tensor& t, double mean, double std, nb::handle g) { return normal_(t, mean, std, generator_arg(g, "normal_")); },
            "mean"_a = 0.0, "std"_a = 1.0, nb::kw_only(), "generator"_a.none() = nb::none())
       .def("new_zeros", [](const Tensor& t, nb::args size, std::optional<ScalarType> dtype, nb::handle device, bool rg,
                            nb::handle, bool) {

@@ -6,6 +6,7 @@ samplers and Kolmogorov-Smirnov tests for the continuous ones, on fixed seeds, a
 (dtypes, shapes, errors, gradients) is compared with PyTorch."""
 
 import math
+import re
 import warnings
 
 import pytest
@@ -520,3 +521,38 @@ def test_rand_like_and_randn_like_take_a_generator():
     tp.manual_seed(18)
     _check_ks(_values(tp.rand_like(tp.zeros(N), generator=tp.Generator().manual_seed(1))), lambda u: min(max(u, 0), 1))
     _check_ks(_values(tp.randn_like(tp.zeros(N), generator=tp.Generator().manual_seed(1))), _normal_cdf)
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda m: m.randint(0, 3, (3,), dtype=m.bool), RuntimeError, "to - 1 is out of bounds for bool"),
+    (lambda m: m.randint(-1, 2, (3,), dtype=m.bool), RuntimeError, "from is out of bounds for bool"),
+    (lambda m: m.randint(0, 300, (3,), dtype=m.uint8), RuntimeError, "to - 1 is out of bounds for unsigned char"),
+    (lambda m: m.randint(-300, 3, (3,), dtype=m.int8), RuntimeError, "from is out of bounds for signed char"),
+    (lambda m: m.empty(3).uniform_(0, math.inf), RuntimeError, "to is out of bounds for float"),
+    (lambda m: m.empty(3).uniform_(-math.inf, 0), RuntimeError, "from is out of bounds for float"),
+    (lambda m: m.empty(3, dtype=m.float16).uniform_(0, 7e4), RuntimeError, "to is out of bounds for"),
+    (lambda m: m.empty(3).uniform_(-3e38, 3e38), RuntimeError, "uniform_ expects to-from <= "),
+    (lambda m: m.rand(2, generator=3), TypeError, "generator"),
+    (lambda m: m.randn(2, generator="cpu"), TypeError, "generator"),
+    (lambda m: m.manual_seed(2 ** 64), ValueError, "Overflow when unpacking long long"),
+], ids=["bool_to", "bool_from", "uint8_to", "int8_from", "uniform_inf", "uniform_minus_inf", "uniform_half",
+        "uniform_span", "rand_generator", "randn_generator", "seed_overflow"])
+def test_sampler_bounds_and_argument_errors_as_torch(call, error, message):
+    for m in (torch, tp):
+        with pytest.raises(error, match=re.escape(message)):
+            call(m)
+
+
+def test_randint_of_bools_draws_both_values():
+    draws = tp.randint(0, 2, (200,), dtype=tp.bool, generator=tp.Generator().manual_seed(3))
+    assert 50 < int(draws.sum()) < 150
+
+
+@pytest.mark.parametrize("seed", [2 ** 63, 2 ** 64 - 1, -1, -2 ** 63])
+def test_seeds_span_64_bits_as_torch(seed):
+    for m in (torch, tp):
+        assert m.Generator().manual_seed(seed).initial_seed() == seed % 2 ** 64
+        assert m.manual_seed(seed).initial_seed() == seed % 2 ** 64
+    same = [tp.Generator().manual_seed(seed).initial_seed() for _ in range(2)]
+    assert tp.rand(3, generator=tp.Generator().manual_seed(seed)).tolist() == \
+        tp.rand(3, generator=tp.Generator().manual_seed(same[0])).tolist()
