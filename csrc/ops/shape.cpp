@@ -37,16 +37,29 @@ class ViewScatterBackward final : public autograd::Node {
   using View = std::function<Tensor(const Tensor&)>;
   // same_layout: the view is read off the input's memory layout (as_strided), so the gradient
   // is laid out like the input; the other views are defined by the input's shape alone.
-  ViewScatterBackward(const char* name, const Tensor& input, View view, bool same_layout = false)
+  // storage_extent: for a same_layout view whose elements may share memory, the elements of
+  // storage the input and the view span from the input's start; 0 for any other view.
+  ViewScatterBackward(const char* name, const Tensor& input, View view, bool same_layout = false,
+                      int64_t storage_extent = 0)
       : name_(name),
         sizes_(input.sizes().begin(), input.sizes().end()),
         strides_(same_layout ? Shape(input.strides().begin(), input.strides().end()) : Shape()),
-        view_(std::move(view)) {}
+        view_(std::move(view)),
+        storage_extent_(storage_extent) {}
   std::string name() const override { return name_; }
   TensorList apply(TensorList&& grads) override {
-    Tensor result = strides_.empty() ? zeros(sizes_, grads[0].dtype(), grads[0].device())
-                                     : zero_(empty_strided(sizes_, strides_, grads[0].dtype(), grads[0].device()));
-    copy_(view_(result), grads[0]);
+    const Tensor& g = grads[0];
+    if (storage_extent_ > 0) {
+      // Elements that share memory share a gradient: each view element's is added at its place in
+      // storage, and the input reads its own places back.
+      Tensor places = view_(arange(0, storage_extent_, 1, ScalarType::Int64, g.device()));
+      Tensor summed = scatter_add(zeros({storage_extent_}, g.dtype(), g.device()), 0, reshape(places, {-1}),
+                                  reshape(g, {-1}));
+      return {as_strided(summed, sizes_, strides_, 0)};
+    }
+    Tensor result = strides_.empty() ? zeros(sizes_, g.dtype(), g.device())
+                                     : zero_(empty_strided(sizes_, strides_, g.dtype(), g.device()));
+    copy_(view_(result), g);
     return {result};
   }
 
@@ -54,7 +67,23 @@ class ViewScatterBackward final : public autograd::Node {
   const char* name_;
   Shape sizes_, strides_;
   View view_;
+  int64_t storage_extent_;
 };
+
+// Whether a view's elements may share memory: false only where, with the dims ordered by stride,
+// each stride passes the span of the dims inside it (PyTorch's non-overlap test).
+bool may_overlap(IntArrayRef sizes, IntArrayRef strides) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of the dims with more than one element
+  for (size_t d = 0; d < sizes.size(); ++d)
+    if (sizes[d] > 1) dims.emplace_back(strides[d], sizes[d]);
+  std::sort(dims.begin(), dims.end());
+  int64_t span = 0;  // the furthest element reached by the dims so far
+  for (auto [stride, size] : dims) {
+    if (stride <= span) return true;
+    span += stride * (size - 1);
+  }
+  return false;
+}
 
 // split, chunk and unbind: one node for all the pieces; a piece without a gradient contributes
 // zeros. unbind's pieces lost the dim, so their gradients are stacked rather than concatenated.
@@ -159,9 +188,14 @@ Tensor as_strided(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, std::
            " are out of bounds for storage of size ", available);
   Shape sz(sizes.begin(), sizes.end()), st(strides.begin(), strides.end());
   int64_t relative = offset - t.storage_offset();
+  // An overlapping view (of an input that starts no later) sums its gradients (ViewScatterBackward).
+  int64_t overlap_extent = 0;
+  if (relative >= 0 && may_overlap(sizes, strides))
+    overlap_extent = std::max(storage_extent(t.sizes(), t.strides()).value_or(0), relative + *extent);
   return recorded_view<ViewScatterBackward>(
       t, sz, st, offset, "AsStridedBackward0", t,
-      [sz, st, relative](const Tensor& x) { return as_strided(x, sz, st, x.storage_offset() + relative); }, true);
+      [sz, st, relative](const Tensor& x) { return as_strided(x, sz, st, x.storage_offset() + relative); }, true,
+      overlap_extent);
 }
 
 Tensor resize_(const Tensor& self, IntArrayRef sizes, MemoryFormat format) {

@@ -2,6 +2,7 @@
 
 #include <nanobind/stl/tuple.h>
 
+#include "autograd/record.h"
 #include "autograd/variable.h"
 #include "bindings.h"
 #include "core/allocator.h"
@@ -212,6 +213,8 @@ void init_tensor(nb::module_& m) {
       .def("fill_", [](Tensor& self, const Tensor& v) {
         TP_CHECK(v.dim() == 0, "[fill_] only supports 0-dimension value tensor but got tensor with ", v.dim(),
                  " dimensions.");
+        // A value that requires grad is copied in, so that its gradient is the sum of self's.
+        if (autograd::must_record(std::array<const Tensor*, 1>{&v})) return copy_(self, expand(v, self.sizes()));
         return fill_(self, v.item());
       }, "value"_a)
       .def("zero_", &zero_, release_gil())

@@ -2153,3 +2153,33 @@ def test_threads_accumulate_into_shared_leaf():
     assert not any(t.is_alive() for t in threads), "a thread hung"
     assert not failures, "\n".join(failures[:5])
     np.testing.assert_allclose(w.grad.numpy(), 2 * np.array([1.0, 2.0, 3.0]) * n_threads * iterations)
+
+
+@pytest.mark.parametrize("shape, size, stride, offset", [
+    ((4,), (3, 2), (1, 1), None), ((6,), (2, 3), (1, 1), 1), ((2, 3), (3, 3), (1, 1), None),
+    ((8,), (3, 3), (2, 1), 0), ((4,), (2, 2), (0, 1), None), ((3, 4), (2, 2), (4, 1), 2),
+], ids=["windows", "offset", "from_2d", "strided", "zero_stride", "no_overlap"])
+def test_as_strided_gradient_sums_over_shared_memory_as_torch(shape, size, stride, offset):
+    grads = []
+    for m in (torch, tp):
+        a = m.arange(float(np.prod(shape))).reshape(shape).requires_grad_()
+        view = m.as_strided(a, size, stride) if offset is None else m.as_strided(a, size, stride, offset)
+        (view * m.arange(float(np.prod(size))).reshape(size)).sum().backward()
+        grads.append(a.grad.numpy())
+    np.testing.assert_array_equal(grads[1], grads[0])
+
+
+def test_overlapping_as_strided_has_second_derivatives():
+    a = tp.randn(5, dtype=tp.float64, requires_grad=True)
+    assert tp.autograd.gradgradcheck(lambda x: tp.as_strided(x, (3, 3), (1, 1)) ** 2, (a,))
+
+
+def test_fill_with_a_tensor_that_requires_grad_passes_the_gradient_on():
+    grads = []
+    for m in (torch, tp):
+        value = m.tensor(2.0, requires_grad=True)
+        filled = m.zeros(3).fill_(value)
+        assert filled.requires_grad
+        (filled * m.arange(3.0)).sum().backward()
+        grads.append(float(value.grad))
+    assert grads[0] == grads[1] == 3.0
