@@ -39,6 +39,39 @@ std::optional<int64_t> storage_extent(IntArrayRef sizes, IntArrayRef strides) {
   return extent;
 }
 
+Shape dense_strides_in_order(IntArrayRef sizes, IntArrayRef strides) {
+  const auto n = static_cast<int64_t>(sizes.size());
+  // order[0] is the innermost dim. Insertion sort from row-major order, moving a dim outwards
+  // past another only where the strides (or, for equal strides, the sizes) say so.
+  std::vector<int64_t> order(n);
+  for (int64_t i = 0; i < n; ++i) order[i] = n - 1 - i;
+  auto outside = [&](int64_t a, int64_t b) {  // 1: a belongs outside b; -1: inside; 0: open
+    if (strides[a] == 0 || strides[b] == 0) return 0;
+    if (strides[a] != strides[b]) return strides[a] > strides[b] ? 1 : -1;
+    return sizes[a] > sizes[b] ? 1 : 0;
+  };
+  for (int64_t i = 1; i < n; ++i) {
+    // The dim at `moving` passes inner dims it belongs outside of, and looks past those it has no
+    // order with, until one belongs outside it.
+    int64_t moving = i;
+    for (int64_t j = i - 1; j >= 0; --j) {
+      const int c = outside(order[j], order[moving]);
+      if (c < 0) break;
+      if (c > 0) {
+        std::swap(order[j], order[moving]);
+        moving = j;
+      }
+    }
+  }
+  Shape result(n);
+  int64_t step = 1;
+  for (int64_t d : order) {
+    result[d] = step;
+    step *= std::max<int64_t>(sizes[d], 1);
+  }
+  return result;
+}
+
 bool is_dense_layout(IntArrayRef sizes, IntArrayRef strides) {
   std::vector<size_t> dims(sizes.size());
   std::iota(dims.begin(), dims.end(), 0);

@@ -35,6 +35,10 @@ std::optional<int64_t> storage_extent(IntArrayRef sizes, IntArrayRef strides);
 // Whether strides lay sizes out densely without overlap: some permutation of a contiguous
 // layout (a transposed matrix, a channels-last image), as PyTorch's is_non_overlapping_and_dense.
 bool is_dense_layout(IntArrayRef sizes, IntArrayRef strides);
+// Dense strides that keep the dims in the order their strides put them (innermost the smallest
+// stride; dims whose order strides leave open, as a stride of 0 does, in row-major order): the
+// layout PyTorch's preserve_format gives a copy of a tensor that is not dense.
+Shape dense_strides_in_order(IntArrayRef sizes, IntArrayRef strides);
 // "[2, 3]"
 std::string to_string(IntArrayRef sizes);
 

@@ -30,14 +30,15 @@ class CloneBackward final : public autograd::Node {
 };
 
 // New tensors "like" t reuse a dense layout of t's, as PyTorch's preserve_format does, so
-// x.t().float() stays transposed rather than being copied into row-major order; any other
-// format lays them out as it says.
+// x.t().float() stays transposed rather than being copied into row-major order, and a layout
+// that is not dense becomes the dense one in the same order of dims; any other format lays them
+// out as it says.
 Tensor empty_in_format(const char* op, const Tensor& t, ScalarType dtype, Device device, MemoryFormat format) {
   if (format != MemoryFormat::Preserve)
     return empty_strided(t.sizes(), memory_format_strides(op, t.sizes(), format), dtype, device);
   if (t.is_contiguous() || is_dense_layout(t.sizes(), t.strides()))
     return empty_strided(t.sizes(), t.strides(), dtype, device);
-  return empty(t.sizes(), dtype, device);
+  return empty_strided(t.sizes(), dense_strides_in_order(t.sizes(), t.strides()), dtype, device);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@ import pytest
 import torch
 
 import tensorplay
+import tensorplay as tp
 from nn_testing import assert_same
 
 FORMATS = ("contiguous_format", "channels_last", "channels_last_3d", "preserve_format")
@@ -149,3 +150,23 @@ def test_resize_refuses_what_torch_refuses():
         tensorplay.ones(2).resize_(-1)
     with pytest.raises(RuntimeError, match="rank 4"):
         tensorplay.ones(2).resize_(2, 3, memory_format=tensorplay.channels_last)
+
+
+@pytest.mark.parametrize("view", [
+    lambda m: m.arange(12.0).reshape(3, 4)[:, ::2],
+    lambda m: m.arange(12.0).reshape(3, 4)[:, ::2].t(),
+    lambda m: m.arange(24.0).reshape(2, 3, 4).permute(2, 0, 1)[:, :, ::2],
+    lambda m: m.ones(3, 1).expand(3, 4),
+    lambda m: m.ones(1, 3).expand(4, 3).t(),
+    lambda m: m.arange(48.0).reshape(2, 3, 4, 2).permute(0, 3, 1, 2)[:, :, :, ::2],
+    lambda m: m.ones(2, 1, 3).expand(2, 4, 3)[:, :, ::2],
+    lambda m: m.arange(60.0).reshape(3, 4, 5)[::2, :, 1:].transpose(0, 2),
+], ids=["sliced", "sliced_t", "permuted_sliced", "expanded", "expanded_t", "channels_sliced", "expanded_sliced",
+        "sliced_transposed"])
+def test_copies_of_layouts_that_are_not_dense_keep_the_order_of_dims_as_torch(view):
+    """preserve_format makes such a copy dense in the order its strides give the dims."""
+    ours, theirs = view(tp), view(torch)
+    for copy in (lambda t: t.clone(), lambda t: t.double(), lambda t: tp.empty_like(t) if isinstance(t, tp.Tensor)
+                 else torch.empty_like(t)):
+        assert tuple(copy(ours).stride()) == tuple(copy(theirs).stride())
+    assert ours.clone().tolist() == theirs.clone().tolist()
