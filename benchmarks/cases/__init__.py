@@ -8,4 +8,5 @@
     rows(results, machine)        the table rows, from {key: (tensorplay median, PyTorch median)}
 """
 
-CASES = ("gemm", "elementwise", "reductions", "overhead", "training", "fashion_mnist", "memory", "sequence_models")
+CASES = ("gemm", "elementwise", "reductions", "overhead", "training", "fashion_mnist", "memory", "sequence_models",
+         "linear_algebra")
