@@ -211,7 +211,7 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::
            ", expected input with shape [*, ", to_string(normalized_shape).substr(1), ", but got input of size",
            to_string(input.sizes()));
   check_norm_params("layer_norm", input, {&weight, &bias});
-  TP_CHECK(is_floating_point(input.dtype()), "[layer_norm] expected a floating point input, got ", name(input.dtype()));
+  if (!is_floating_point(input.dtype())) fail_unsupported_dtype("layer_norm", input.dtype());  // as PyTorch's kernel
   Shape normalized, batch;
   for (int64_t d = 0; d < input.dim(); ++d) (d < input.dim() - k ? batch : normalized).push_back(d);
   autograd::Record<LayerNormBackward> record({&input, weight ? &*weight : nullptr, bias ? &*bias : nullptr},

@@ -39,7 +39,6 @@ KNOWN_FINDINGS = {
     "scatter_reduce.amin": "checks reduce= before the index/src dims torch checks first",
     "Tensor.index_put": "the C++ index_put checks bounds before shapes, and float indices give RuntimeError",
     "index_put_": "the same checks as Tensor.index_put",
-    "torch.layer_norm": "RuntimeError, not NotImplementedError, for integer input",
     "torch.grid_sampler_2d": "nn.functional.grid_sample's checks where torch's kernel has others",
     "torch.affine_grid_generator": "ValueError where torch raises RuntimeError or IndexError",
     "torch.binary_cross_entropy_with_logits": "refuses target sizes torch broadcasts; takes int64 input",
