@@ -70,6 +70,23 @@ class ViewScatterBackward final : public autograd::Node {
   int64_t storage_extent_;
 };
 
+// The elements a window (sizes, strides, offset) onto a storage spans; it must lie inside the
+// storage's bytes (as_strided, set_).
+int64_t check_window(const char* op, IntArrayRef sizes, IntArrayRef strides, int64_t offset, int64_t itemsize,
+                     const Storage& storage) {
+  auto extent = storage_extent(sizes, strides);
+  int64_t needed = 0;
+  TP_CHECK(extent && (*extent == 0 || (!__builtin_add_overflow(offset, *extent, &needed) &&
+                                       !__builtin_mul_overflow(needed, itemsize, &needed))),
+           "[", op, "] Storage size calculation overflowed with sizes=", to_string(sizes), " and strides=",
+           to_string(strides));
+  const auto available = static_cast<int64_t>(storage->nbytes());
+  TP_CHECK(needed <= available, "[", op, "] sizes ", to_string(sizes), ", strides ", to_string(strides),
+           ", storage offset ", offset, " and itemsize ", itemsize, " requiring a storage size of ", needed,
+           " are out of bounds for storage of size ", available);
+  return *extent;
+}
+
 // Whether a view's elements may share memory: false only where, with the dims ordered by stride,
 // each stride passes the span of the dims inside it (PyTorch's non-overlap test).
 bool may_overlap(IntArrayRef sizes, IntArrayRef strides) {
@@ -176,22 +193,13 @@ Tensor as_strided(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, std::
     TP_CHECK(strides[d] >= 0,
              "[as_strided] Negative strides are not supported at the moment, got strides: ", to_string(strides));
   }
-  auto extent = storage_extent(sizes, strides);
-  int64_t needed = 0;
-  TP_CHECK(extent && (*extent == 0 || (!__builtin_add_overflow(offset, *extent, &needed) &&
-                                       !__builtin_mul_overflow(needed, t.itemsize(), &needed))),
-           "[as_strided] Storage size calculation overflowed with sizes=", to_string(sizes), " and strides=",
-           to_string(strides));
-  int64_t available = static_cast<int64_t>(t.impl()->storage()->nbytes());
-  TP_CHECK(needed <= available, "[as_strided] sizes ", to_string(sizes), ", strides ", to_string(strides),
-           ", storage offset ", offset, " and itemsize ", t.itemsize(), " requiring a storage size of ", needed,
-           " are out of bounds for storage of size ", available);
+  const int64_t extent = check_window("as_strided", sizes, strides, offset, t.itemsize(), t.impl()->storage());
   Shape sz(sizes.begin(), sizes.end()), st(strides.begin(), strides.end());
   int64_t relative = offset - t.storage_offset();
   // An overlapping view (of an input that starts no later) sums its gradients (ViewScatterBackward).
   int64_t overlap_extent = 0;
   if (relative >= 0 && may_overlap(sizes, strides))
-    overlap_extent = std::max(storage_extent(t.sizes(), t.strides()).value_or(0), relative + *extent);
+    overlap_extent = std::max(storage_extent(t.sizes(), t.strides()).value_or(0), relative + extent);
   return recorded_view<ViewScatterBackward>(
       t, sz, st, offset, "AsStridedBackward0", t,
       [sz, st, relative](const Tensor& x) { return as_strided(x, sz, st, x.storage_offset() + relative); }, true,
@@ -235,17 +243,8 @@ Tensor set_(const Tensor& self, const Tensor& source, int64_t storage_offset, In
   TP_CHECK(self.device() == source.device(), "[set_] Expected a storage on ", self.device().str(), ", but got one on ",
            source.device().str());
   for (int64_t s : sizes) TP_CHECK(s >= 0, "[set_] Trying to create tensor with negative dimension ", s);
-  auto extent = storage_extent(sizes, strides);
-  int64_t needed = 0;
-  TP_CHECK(extent && (*extent == 0 || (!__builtin_add_overflow(storage_offset, *extent, &needed) &&
-                                       !__builtin_mul_overflow(needed, self.itemsize(), &needed))),
-           "[set_] Storage size calculation overflowed with sizes=", to_string(sizes), " and strides=",
-           to_string(strides));
   const Storage& storage = source.impl()->storage();
-  const int64_t available = static_cast<int64_t>(storage->nbytes());
-  TP_CHECK(needed <= available, "[set_] setStorage: sizes ", to_string(sizes), ", strides ", to_string(strides),
-           ", storage offset ", storage_offset, ", and itemsize ", self.itemsize(), " requiring a storage size of ",
-           needed, " are out of bounds for storage of size ", available);
+  check_window("set_", sizes, strides, storage_offset, self.itemsize(), storage);
   TensorImpl shown(storage, self.dtype(), Shape(sizes.begin(), sizes.end()), Shape(strides.begin(), strides.end()),
                    storage_offset);
   self.impl()->set_data(shown);
