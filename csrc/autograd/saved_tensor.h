@@ -14,7 +14,9 @@ class SavedTensor {
  public:
   SavedTensor() = default;
   // `is_output`: t is an output of the node saving it. It is then kept without its history, so
-  // that node and tensor do not own each other, and gets its history back when unpacked.
+  // that node and tensor do not own each other, and gets its history back when unpacked: its
+  // place among the node's outputs is read here, so an op with several outputs saves them after
+  // Record::finish has given them their places.
   SavedTensor(const Tensor& t, bool is_output);
 
   // `owner` is the node that saved the tensor.
