@@ -91,13 +91,17 @@ int64_t check_window(const char* op, IntArrayRef sizes, IntArrayRef strides, int
 // each stride passes the span of the dims inside it (PyTorch's non-overlap test).
 bool may_overlap(IntArrayRef sizes, IntArrayRef strides) {
   std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of the dims with more than one element
-  for (size_t d = 0; d < sizes.size(); ++d)
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == 0) return false;  // no elements: nothing to share
     if (sizes[d] > 1) dims.emplace_back(strides[d], sizes[d]);
+  }
   std::sort(dims.begin(), dims.end());
   int64_t span = 0;  // the furthest element reached by the dims so far
   for (auto [stride, size] : dims) {
     if (stride <= span) return true;
-    span += stride * (size - 1);
+    int64_t reach = 0;
+    // (A span past int64 cannot be a storage's: as_strided's window check refused it.)
+    if (__builtin_mul_overflow(stride, size - 1, &reach) || __builtin_add_overflow(span, reach, &span)) return true;
   }
   return false;
 }
