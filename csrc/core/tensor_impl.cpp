@@ -36,11 +36,11 @@ void TensorImpl::refresh() {
   int64_t expected = 1;
   for (size_t i = sizes_.size(); i-- > 0;) {
     if (sizes_[i] == 1) continue;
-    if (strides_[i] != expected) {
+    // (Past int64 only sizes that hold no elements can reach: such a tensor is contiguous.)
+    if (strides_[i] != expected || __builtin_mul_overflow(expected, sizes_[i], &expected)) {
       is_contiguous_ = numel_ == 0;
       break;
     }
-    expected *= sizes_[i];
   }
 }
 

@@ -145,7 +145,8 @@ FOUND = [
     "m.zeros(0).view(2**63 - 1, -1, 2**61)", "m.arange(4).reshape(2, 2)[::2**62]",
     "m.arange(20).reshape(2, 5, 2)[-1:2**31 - 1:2**62, ::3]", "m.zeros(4).narrow(0, 4, 2**63 - 1)",
     "m.zeros(0).as_strided((0, 4), (1, 2**62)).select(1, 2)", "m.zeros(0).as_strided((0, 4), (1, 2**62))[:, 2:]",
-    "m.zeros(0).chunk(2**63 - 1)",
+    "m.zeros(0).chunk(2**63 - 1)", "m.zeros(0).as_strided((0, 2**62, 2**62), (5, 2**62, 1))",
+    "m.zeros(0).requires_grad_().as_strided((0, 4), (1, 2**62)).as_strided((0, 4), (1, 2**62))",
 ]
 
 
