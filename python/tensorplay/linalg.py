@@ -2,6 +2,7 @@
 
 import numbers
 
+import tensorplay
 from tensorplay import _C
 LinAlgError = _C._LinAlgError
 LinAlgError.__module__ = "tensorplay.linalg"
@@ -84,5 +85,4 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
 
 
 def matmul(input, other, *, out=None):
-    import tensorplay
     return tensorplay.matmul(input, other, out=out)

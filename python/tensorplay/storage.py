@@ -6,6 +6,7 @@ copying it are tensor ops."""
 
 import warnings
 
+import tensorplay
 from tensorplay import _C
 
 __all__ = ["UntypedStorage", "TypedStorage"]
@@ -30,7 +31,6 @@ class UntypedStorage:
     PyTorch), UntypedStorage(sequence of byte values), or a tensor's untyped_storage()."""
 
     def __init__(self, *args, device=None):
-        import tensorplay
         if len(args) == 1 and isinstance(args[0], _C.Tensor) and args[0].dtype == _C.uint8:
             self._bytes = args[0]  # (internal) the byte view of an existing storage
             return
@@ -135,7 +135,6 @@ class TypedStorage:
 
     def _elements(self):
         """The storage's bytes as elements of its dtype (a 1-d tensor)."""
-        import tensorplay
         elements = tensorplay.empty(0, dtype=self.dtype, device=self.device)
         return elements._set(self._untyped_storage._bytes, 0, [self.size()], [1])
 
@@ -143,7 +142,6 @@ class TypedStorage:
         return self._untyped_storage
 
     def element_size(self):
-        import tensorplay
         return tensorplay.empty(0, dtype=self.dtype).element_size()
 
     def size(self):
@@ -206,7 +204,6 @@ def _set(self, source=None, storage_offset=0, size=None, stride=None):
     if self.requires_grad and self.grad_fn is None and _C.is_grad_enabled():
         raise RuntimeError("set_: a leaf Variable that requires grad is being used in an in-place operation.")
     if source is None:
-        import tensorplay
         return self._set(tensorplay.empty(0, dtype=self.dtype, device=self.device), 0, [0], [1])
     if isinstance(source, _C.Tensor):
         if source.dtype != self.dtype:

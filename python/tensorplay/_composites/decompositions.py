@@ -48,13 +48,20 @@ def _lapack_dtypes(op, *tensors):
             raise NotImplementedError(f"{op}: not implemented for '{_dtype_name(t)}'")
 
 
-# ---- QR ----
-
-def _qr(op, A, mode):
+def _float_matrices(op, A):
+    """A checked as the decompositions' ops check it first (autocast's float32 list applied): a tensor
+    of floats, at least 2-D."""
     _check_types(op, A)
     (A,) = float32_inputs(A)
     _floating(op, A)
     _check(op, A, square=False)
+    return A
+
+
+# ---- QR ----
+
+def _qr(op, A, mode):
+    A = _float_matrices(op, A)
     if not isinstance(mode, str):
         raise TypeError(f"{op}(): argument 'mode' must be str, not {type(mode).__name__}")
     with _named(op):
@@ -181,10 +188,7 @@ def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
 # ---- the singular value decomposition ----
 
 def _svd(op, A, full_matrices):
-    _check_types(op, A)
-    (A,) = float32_inputs(A)
-    _floating(op, A)
-    _check(op, A, square=False)
+    A = _float_matrices(op, A)
     with _named(op):
         return _L.svd(A, full_matrices)
 
@@ -202,10 +206,7 @@ def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
 
 
 def _svdvals(op, A):
-    _check_types(op, A)
-    (A,) = float32_inputs(A)
-    _floating(op, A)
-    _check(op, A, square=False)
+    A = _float_matrices(op, A)
     with _named(op):
         return _L.svdvals(A)
 
@@ -277,7 +278,7 @@ def _pinv(op, A, atol, rtol, hermitian):
         if hermitian:
             L, V = _L.eigh(A, False)
             S, U, Vh = L.abs(), V * L.sign().unsqueeze(-2), V.mT
-            largest = S.amax(-1, keepdim=True) if S.shape[-1] else S
+            largest = S.amax(-1, keepdim=True)  # (A has elements: the empty case returned above)
         else:
             U, S, Vh = _L.svd(A, False)
             largest = S[..., :1]  # descending
