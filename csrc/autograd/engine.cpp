@@ -67,7 +67,7 @@ TensorList apply_checked(Node& node, TensorList&& grads) {
     TensorList out = node.apply(std::move(grads));
     if (is_anomaly_check_nan_enabled())
       for (size_t i = 0; i < out.size(); ++i)
-        TP_CHECK(!out[i].defined() || !is_floating_point(out[i].dtype()) || !any(isnan(out[i])).item<bool>(),
+        TP_CHECK(!out[i].defined() || !is_differentiable(out[i].dtype()) || !any(isnan(out[i])).item<bool>(),
                  "Function '", node.name(), "' returned nan values in its ", i, "th output.");
     return out;
   } catch (...) {
@@ -137,12 +137,13 @@ void execute(GraphTask& task, const TensorList& roots, const TensorList& grad_ro
     Tensor g = grad_roots[i];
     if (!g.defined()) {
       TP_CHECK(root.numel() == 1, "[backward] grad can be implicitly created only for scalar outputs");
+      TP_CHECK(!is_complex(root.dtype()), "[backward] grad can be implicitly created only for real scalar outputs");
       g = ones_like(root);
     } else {
       TP_CHECK(std::ranges::equal(g.sizes(), root.sizes()), "[backward] Mismatch in shape: grad_output[", i,
                "] has a shape of ", to_string(g.sizes()), " and output[", i, "] has a shape of ",
                to_string(root.sizes()), ".");
-      TP_CHECK(g.dtype() == root.dtype() || (is_floating_point(g.dtype()) && is_floating_point(root.dtype())),
+      TP_CHECK(g.dtype() == root.dtype() || (is_differentiable(g.dtype()) && is_differentiable(root.dtype())),
                "[backward] For grad_output[", i, "], expected a floating point dtype like the output's ",
                name(root.dtype()), ", got ", name(g.dtype()));
     }

@@ -19,6 +19,8 @@ const char* legacy_type_name(ScalarType t) {
     case ScalarType::BFloat16: return "BFloat16Tensor";
     case ScalarType::Float32: return "FloatTensor";
     case ScalarType::Float64: return "DoubleTensor";
+    case ScalarType::ComplexFloat: return "ComplexFloatTensor";
+    case ScalarType::ComplexDouble: return "ComplexDoubleTensor";
   }
   return "Tensor";
 }

@@ -36,7 +36,7 @@ void set_requires_grad(const Tensor& t, bool value) {
   TP_CHECK(!(m && m->grad_fn), "[requires_grad_] you can only change requires_grad flags of leaf variables.",
            value ? "" : " If you want to use a computed variable in a subgraph that doesn't require "
                         "differentiation use var_no_grad = var.detach().");
-  TP_CHECK(!value || is_floating_point(t.dtype()), "[requires_grad_] only Tensors of floating point dtype can "
+  TP_CHECK(!value || is_differentiable(t.dtype()), "[requires_grad_] only Tensors of floating point and complex dtype can "
            "require gradients, got ", name(t.dtype()));
   TP_CHECK(!value || !t.impl()->is_inference(), "[requires_grad_] setting requires_grad=True on an inference "
            "tensor created outside InferenceMode is not allowed.");
@@ -99,7 +99,7 @@ Edge gradient_edge(const Tensor& t) {
 
 const Tensor& set_history(const Tensor& output, const std::shared_ptr<Node>& node) {
   // Integer and bool results are not differentiable: they never require grad.
-  if (!is_floating_point(output.dtype())) return output;
+  if (!is_differentiable(output.dtype())) return output;
   AutogradMeta& m = ensure_meta(output);
   m.grad_fn = node;
   m.output_nr = node->add_output(output);
@@ -261,7 +261,7 @@ AutogradMeta* meta_with_view_history(const Tensor& t) {
   }
   const auto& base = t.impl()->view_base();
   auto* base_meta = base ? static_cast<AutogradMeta*>(base->autograd_meta()) : nullptr;
-  if (!base_meta || !base_meta->grad_fn || !is_floating_point(t.dtype())) return nullptr;
+  if (!base_meta || !base_meta->grad_fn || !is_differentiable(t.dtype())) return nullptr;
   AutogradMeta& m = ensure_meta(t);
   set_view_history(t, m, Tensor(base));
   return &m;
@@ -286,6 +286,11 @@ const Tensor& assign_inplace(const Tensor& self, const Tensor& result, std::stri
            "in-place operation.");
   const Tensor base = self.impl()->view_base() ? Tensor(self.impl()->view_base()) : Tensor();
   if (base.defined()) {
+    // CopySlices replays the view on the base's gradient, which a view of another dtype
+    // (view_as_real, and the real and imag views of a complex tensor) cannot be.
+    TP_CHECK_KIND(ErrorKind::NotImplemented, base.dtype() == self.dtype(), "[", op, "] an in-place operation on a ",
+                  name(self.dtype()), " view of a ", name(base.dtype()), " tensor is not differentiable; write to a ",
+                  "copy, or outside autograd");
     AutogradMeta* bm = meta(base);
     TP_CHECK(!(bm && bm->requires_grad && !bm->grad_fn), "[", op, "] a view of a leaf Variable that requires grad "
              "is being used in an in-place operation.");

@@ -4,11 +4,17 @@ namespace tp {
 
 std::string_view name(ScalarType t) {
   constexpr std::array<std::string_view, kNumScalarTypes> names = {
-      "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64", "bool", "bfloat16"};
+      "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64", "bool", "bfloat16", "complex64",
+      "complex128"};
   return names[static_cast<int>(t)];
 }
 
 ScalarType promote_types(ScalarType a, ScalarType b) {
+  // A complex dtype's parts promote with the other dtype (or its parts), and pair up again.
+  if (is_complex(a) || is_complex(b)) {
+    auto part = [](ScalarType t) { return is_complex(t) ? real_part_type(t) : t; };
+    return complex_type_of(promote_types(part(a), part(b)));
+  }
   constexpr auto u1 = ScalarType::UInt8, i1 = ScalarType::Int8, i2 = ScalarType::Int16,
                  i4 = ScalarType::Int32, i8 = ScalarType::Int64, f2 = ScalarType::Float16,
                  f4 = ScalarType::Float32, f8 = ScalarType::Float64, b1 = ScalarType::Bool,

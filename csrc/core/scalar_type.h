@@ -2,6 +2,7 @@
 // Element types, PyTorch's type promotion, and the one dtype switch that every kernel uses.
 
 #include <array>
+#include <complex>
 #include <cstdint>
 #include <string_view>
 
@@ -10,9 +11,12 @@
 
 namespace tp {
 
-// The order is PyTorch's, so the promotion table below reads like its.
-enum class ScalarType : int8_t { UInt8, Int8, Int16, Int32, Int64, Float16, Float32, Float64, Bool, BFloat16 };
-inline constexpr int kNumScalarTypes = 10;
+// The real dtypes come in PyTorch's order, so the promotion table reads like its; the complex ones
+// (pairs of float32 or float64, real part first) follow.
+enum class ScalarType : int8_t {
+  UInt8, Int8, Int16, Int32, Int64, Float16, Float32, Float64, Bool, BFloat16, ComplexFloat, ComplexDouble
+};
+inline constexpr int kNumScalarTypes = 12;
 
 constexpr bool is_floating_point(ScalarType t) {
   return t == ScalarType::Float16 || t == ScalarType::Float32 || t == ScalarType::Float64 ||
@@ -22,20 +26,33 @@ constexpr bool is_floating_point(ScalarType t) {
 constexpr bool is_reduced_float(ScalarType t) {
   return t == ScalarType::Float16 || t == ScalarType::BFloat16;
 }
+constexpr bool is_complex(ScalarType t) { return t == ScalarType::ComplexFloat || t == ScalarType::ComplexDouble; }
+// The dtypes gradients flow through.
+constexpr bool is_differentiable(ScalarType t) { return is_floating_point(t) || is_complex(t); }
 constexpr bool is_integral(ScalarType t, bool include_bool) {
-  return !is_floating_point(t) && (include_bool || t != ScalarType::Bool);
+  return !is_floating_point(t) && !is_complex(t) && (include_bool || t != ScalarType::Bool);
+}
+
+// The dtype of a complex dtype's two parts, and the complex dtype a floating dtype pairs into
+// (tensorplay has no complex32: the 16-bit floats pair into complex64).
+constexpr ScalarType real_part_type(ScalarType t) {
+  return t == ScalarType::ComplexDouble ? ScalarType::Float64 : ScalarType::Float32;
+}
+constexpr ScalarType complex_type_of(ScalarType t) {
+  return t == ScalarType::Float64 || t == ScalarType::ComplexDouble ? ScalarType::ComplexDouble
+                                                                     : ScalarType::ComplexFloat;
 }
 
 constexpr int64_t itemsize(ScalarType t) {
-  constexpr std::array<int8_t, kNumScalarTypes> sizes = {1, 1, 2, 4, 8, 2, 4, 8, 1, 2};
+  constexpr std::array<int8_t, kNumScalarTypes> sizes = {1, 1, 2, 4, 8, 2, 4, 8, 1, 2, 8, 16};
   return sizes[static_cast<int>(t)];
 }
 
 // Python-facing names: "float32", "bfloat16", ...
 std::string_view name(ScalarType t);
 
-// PyTorch's promotion of two dtypes: category first (bool < integer < floating), then width;
-// float16 with bfloat16 gives float32.
+// PyTorch's promotion of two dtypes: category first (bool < integer < floating < complex), then
+// width; float16 with bfloat16 gives float32, complex64 with float64 complex128.
 ScalarType promote_types(ScalarType a, ScalarType b);
 
 // ---- C++ element types ----
@@ -50,6 +67,8 @@ template <> struct CppTypeOf<ScalarType::Float32> { using type = float; };
 template <> struct CppTypeOf<ScalarType::Float64> { using type = double; };
 template <> struct CppTypeOf<ScalarType::Bool> { using type = bool; };
 template <> struct CppTypeOf<ScalarType::BFloat16> { using type = BFloat16; };
+template <> struct CppTypeOf<ScalarType::ComplexFloat> { using type = std::complex<float>; };
+template <> struct CppTypeOf<ScalarType::ComplexDouble> { using type = std::complex<double>; };
 template <ScalarType T> using cpp_type = typename CppTypeOf<T>::type;
 
 template <class T> constexpr ScalarType scalar_type_of();
@@ -63,6 +82,11 @@ template <> constexpr ScalarType scalar_type_of<float>() { return ScalarType::Fl
 template <> constexpr ScalarType scalar_type_of<double>() { return ScalarType::Float64; }
 template <> constexpr ScalarType scalar_type_of<bool>() { return ScalarType::Bool; }
 template <> constexpr ScalarType scalar_type_of<BFloat16>() { return ScalarType::BFloat16; }
+template <> constexpr ScalarType scalar_type_of<std::complex<float>>() { return ScalarType::ComplexFloat; }
+template <> constexpr ScalarType scalar_type_of<std::complex<double>>() { return ScalarType::ComplexDouble; }
+
+template <class T> inline constexpr bool is_complex_v = false;
+template <class T> inline constexpr bool is_complex_v<std::complex<T>> = true;
 
 // The type arithmetic runs in: float for the 16-bit floats, the type itself otherwise.
 template <class T> struct OpMath { using type = T; };
@@ -71,20 +95,23 @@ template <> struct OpMath<BFloat16> { using type = float; };
 template <class T> using opmath_t = typename OpMath<T>::type;
 
 // ---- the dtype switch ----
-// Sets of dtypes a kernel accepts.
+// Sets of dtypes a kernel accepts. Complex tensors are computed on their real parts
+// (ops/complex.h), so only the kernels that move and convert elements take them.
 enum class DTypes {
-  All,             // every dtype
-  Numeric,         // all but bool
+  All,             // every real dtype
+  Numeric,         // all real dtypes but bool
   Floating,        // the four float types
   Integral,        // integers and bool
+  AllAndComplex,   // every dtype
 };
 
 constexpr bool contains(DTypes set, ScalarType t) {
   switch (set) {
-    case DTypes::All: return true;
-    case DTypes::Numeric: return t != ScalarType::Bool;
+    case DTypes::All: return !is_complex(t);
+    case DTypes::Numeric: return t != ScalarType::Bool && !is_complex(t);
     case DTypes::Floating: return is_floating_point(t);
-    case DTypes::Integral: return !is_floating_point(t);
+    case DTypes::Integral: return is_integral(t, true);
+    case DTypes::AllAndComplex: return true;
   }
   return false;
 }
@@ -111,6 +138,8 @@ decltype(auto) visit_dtype(const char* op, ScalarType t, Fn&& fn) {
     TP_VISIT_CASE(Float64)
     TP_VISIT_CASE(Bool)
     TP_VISIT_CASE(BFloat16)
+    TP_VISIT_CASE(ComplexFloat)
+    TP_VISIT_CASE(ComplexDouble)
 #undef TP_VISIT_CASE
   }
   fail_unsupported_dtype(op, t);

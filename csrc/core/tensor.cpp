@@ -25,7 +25,7 @@ Scalar Tensor::item() const {
     host = kernel::empty({}, dtype(), DeviceType::CPU);
     backend(device()).copy(host, make_view(*this, {}, {}, storage_offset()));  // its one element
   }
-  return visit_dtype("item", dtype(), [&](auto t) -> Scalar {
+  return visit_dtype<DTypes::AllAndComplex>("item", dtype(), [&](auto t) -> Scalar {
     using T = decltype(t);
     return Scalar(*static_cast<const T*>(host.data_ptr()));
   });
@@ -37,7 +37,11 @@ Tensor Tensor::view(IntArrayRef sizes) const { return tp::view(*this, sizes); }
 Tensor Tensor::reshape(IntArrayRef sizes) const { return tp::reshape(*this, sizes); }
 
 Tensor make_view(const Tensor& base, Shape sizes, Shape strides, int64_t storage_offset) {
-  auto view = intrusive_ptr<TensorImpl>::make(base.impl()->storage(), base.dtype(), std::move(sizes),
+  return make_view(base, base.dtype(), std::move(sizes), std::move(strides), storage_offset);
+}
+
+Tensor make_view(const Tensor& base, ScalarType dtype, Shape sizes, Shape strides, int64_t storage_offset) {
+  auto view = intrusive_ptr<TensorImpl>::make(base.impl()->storage(), dtype, std::move(sizes),
                                               std::move(strides), storage_offset);
   const auto& root = base.impl()->view_base();
   view->set_view_base(root ? root : base.impl_ptr());

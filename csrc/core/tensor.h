@@ -80,5 +80,7 @@ class Tensor {
 // A view of base's storage with the given geometry: no checks, no autograd history. View ops
 // build on it; kernels use it for internal views (a reversed row, a restrided operand).
 Tensor make_view(const Tensor& base, Shape sizes, Shape strides, int64_t storage_offset);
+// A view reading base's bytes as another dtype (view_as_real); sizes, strides and offset count its elements.
+Tensor make_view(const Tensor& base, ScalarType dtype, Shape sizes, Shape strides, int64_t storage_offset);
 
 }  // namespace tp

@@ -9,10 +9,13 @@ std::atomic<ScalarType> default_dtype{ScalarType::Float32};
 
 void accumulate(std::optional<ScalarType>& tier, ScalarType t) { tier = tier ? promote_types(*tier, t) : t; }
 
-// Combines a higher tier with a lower one: the lower tier only contributes a higher category.
+// Combines a higher tier with a lower one: the lower tier only contributes a higher category. A
+// complex lower tier pairs up a floating higher one (float64 + 1j is complex128).
 std::optional<ScalarType> combine(std::optional<ScalarType> higher, std::optional<ScalarType> lower) {
   if (!higher) return lower;
-  if (!lower || is_floating_point(*higher)) return higher;
+  if (!lower || is_complex(*higher)) return higher;
+  if (is_complex(*lower)) return is_floating_point(*higher) ? complex_type_of(*higher) : *lower;
+  if (is_floating_point(*higher)) return higher;
   if (*higher == ScalarType::Bool || is_floating_point(*lower)) return promote_types(*higher, *lower);
   return higher;
 }
@@ -32,7 +35,10 @@ ResultType& ResultType::add(const Tensor& t) {
 }
 
 ResultType& ResultType::add(const Scalar& s) {
-  accumulate(number_, s.is_floating_point() ? get_default_dtype() : s.dtype());
+  // A Python float counts as the default dtype, a Python complex as the complex type it pairs into.
+  accumulate(number_, s.is_floating_point() ? get_default_dtype()
+                      : s.is_complex()      ? complex_type_of(get_default_dtype())
+                                            : s.dtype());
   return *this;
 }
 

@@ -13,6 +13,14 @@ template <class To, class From>
 inline To convert(From v) {
   if constexpr (std::same_as<To, From>) {
     return v;
+  } else if constexpr (is_complex_v<To> && is_complex_v<From>) {
+    return To(static_cast<typename To::value_type>(v.real()), static_cast<typename To::value_type>(v.imag()));
+  } else if constexpr (is_complex_v<To>) {
+    return To(convert<typename To::value_type>(v));
+  } else if constexpr (is_complex_v<From> && std::same_as<To, bool>) {
+    return v != From(0);
+  } else if constexpr (is_complex_v<From>) {
+    return convert<To>(v.real());  // a complex value cast to a real type keeps its real part
   } else if constexpr (std::same_as<To, bool>) {
     return static_cast<opmath_t<From>>(v) != 0;
   } else if constexpr (std::integral<To> && !std::integral<From>) {

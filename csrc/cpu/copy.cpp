@@ -122,8 +122,8 @@ void CpuBackend::copy(const Tensor& dst, const Tensor& src) {
     }
   }
   const bool tiles = transposes(loop, dst.itemsize(), src.itemsize());
-  visit_dtype("copy_", dst.dtype(), [&](auto to) {
-    visit_dtype("copy_", src.dtype(), [&](auto from) {
+  visit_dtype<DTypes::AllAndComplex>("copy_", dst.dtype(), [&](auto to) {
+    visit_dtype<DTypes::AllAndComplex>("copy_", src.dtype(), [&](auto from) {
       using To = decltype(to);
       using From = decltype(from);
       if (tiles) {
@@ -138,7 +138,7 @@ void CpuBackend::copy(const Tensor& dst, const Tensor& src) {
 }
 
 void CpuBackend::fill(const Tensor& dst, const Scalar& value) {
-  visit_dtype("fill_", dst.dtype(), [&](auto t) {
+  visit_dtype<DTypes::AllAndComplex>("fill_", dst.dtype(), [&](auto t) {
     using T = decltype(t);
     const T v = value.to<T>();
     // Zeros (the common fill) are memset's, which stores whole vectors (not so -0.0).

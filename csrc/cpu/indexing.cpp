@@ -24,7 +24,7 @@ T& element(char* base, int64_t offset) {
 }  // namespace
 
 void CpuBackend::gather(const Tensor& out, const Tensor& src, int64_t dim, const Tensor& index) {
-  visit_dtype("gather", src.dtype(), [&](auto t) {
+  visit_dtype<DTypes::AllAndComplex>("gather", src.dtype(), [&](auto t) {
     using T = decltype(t);
     const int64_t step = src.dim() ? src.stride(dim) : 0;
     strided_loop(out, index, restride_along(src, index.sizes(), dim)).run([step](auto p, auto s, int64_t n) {
@@ -56,7 +56,7 @@ void CpuBackend::nll_targets(const Tensor& index, const Tensor& wts, const Tenso
 
 void CpuBackend::scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                          ScatterReduce reduce) {
-  visit_dtype("scatter", self.dtype(), [&](auto t) {
+  visit_dtype<DTypes::AllAndComplex>("scatter", self.dtype(), [&](auto t) {
     using T = decltype(t);
     const int64_t step = self.dim() ? self.stride(dim) : 0;
     const bool add = reduce == ScatterReduce::Add;
@@ -82,7 +82,7 @@ void CpuBackend::index_gather(const Tensor& out, const Tensor& rows, const Tenso
   Tensor first_out = kernel::select(out, 0, 0);
   StridedLoop<2> row_loop = strided_loop(first_out, rows);
   const int64_t out_step = out.stride(0) * out.itemsize(), size = rows.itemsize();
-  visit_dtype("index", rows.dtype(), [&](auto t) {
+  visit_dtype<DTypes::AllAndComplex>("index", rows.dtype(), [&](auto t) {
     using T = decltype(t);
     parallel_for(0, count, std::max<int64_t>(1, kGrain / std::max<int64_t>(rows.numel(), 1)), [&](int64_t b, int64_t e) {
       StridedLoop<2> loop = row_loop;
@@ -104,7 +104,7 @@ void CpuBackend::index_put(const Tensor& rows, const Tensor& offsets, const Tens
   const int64_t* off = static_cast<const int64_t*>(off_c.data_ptr());
   StridedLoop<2> row_loop = strided_loop(rows, kernel::select(values, 0, 0));
   const int64_t value_step = values.stride(0) * values.itemsize(), size = rows.itemsize();
-  visit_dtype("index_put_", rows.dtype(), [&](auto t) {
+  visit_dtype<DTypes::AllAndComplex>("index_put_", rows.dtype(), [&](auto t) {
     using T = decltype(t);
     StridedLoop<2> loop = row_loop;
     for (int64_t i = 0; i < count; ++i) {  // in order, so repeated indices accumulate (or the last wins)
@@ -126,7 +126,7 @@ Tensor CpuBackend::nonzero(const Tensor& in) {
   const int64_t ndim = x.dim(), n = x.numel();
   std::vector<bool> flags(n);
   int64_t count = 0;
-  visit_dtype("nonzero", x.dtype(), [&](auto t) {
+  visit_dtype<DTypes::AllAndComplex>("nonzero", x.dtype(), [&](auto t) {
     using T = decltype(t);
     const T* data = static_cast<const T*>(x.data_ptr());
     for (int64_t i = 0; i < n; ++i) {

@@ -13,6 +13,7 @@
 #include "autograd/record.h"
 #include "autograd/saved_tensor.h"
 #include "dispatch/backend.h"
+#include "ops/complex.h"
 #include "ops/elementwise.h"
 
 namespace tp {
@@ -233,9 +234,9 @@ ScalarType compute_dtype(const BinarySpec& spec, ScalarType promoted) {
       if (promoted == ScalarType::Bool) fail_unsupported_dtype(spec.name, promoted);
       return promoted;
     case DTypeRule::ToFloat:
-      return is_floating_point(promoted) ? promoted : get_default_dtype();
+      return is_differentiable(promoted) ? promoted : get_default_dtype();
     case DTypeRule::Integral:
-      if (is_floating_point(promoted)) fail_unsupported_dtype(spec.name, promoted);
+      if (!is_integral(promoted, true)) fail_unsupported_dtype(spec.name, promoted);
       return promoted;
   }
   return promoted;
@@ -251,7 +252,7 @@ bool integer_division(const BinarySpec& spec, ScalarType dtype) {
 }
 
 void check_alpha(const char* op, ScalarType dtype, const Scalar& alpha) {
-  TP_CHECK(!(alpha.is_floating_point() && !is_floating_point(dtype)), "[", op,
+  TP_CHECK(!(alpha.is_floating_point() && !is_differentiable(dtype)), "[", op,
            "] For integral input tensors, "
            "argument alpha must not be a floating point number.");
   TP_CHECK(!(alpha.is_bool() && dtype != ScalarType::Bool), "[", op,
@@ -309,6 +310,7 @@ Tensor binary(const BinarySpec& spec, const Tensor& a, const Tensor& b, const Sc
   const Device device = common_device(spec.name, {&a, &b});
   Shape shape = broadcast_shapes(spec.name, a.sizes(), b.sizes());  // before the dtype's support, as in PyTorch
   ScalarType dtype = compute_dtype(spec, result_type(a, b));
+  if (is_complex(dtype)) return complex_binary(spec.op, spec.name, a, b, alpha, dtype);
   autograd::Record<BinaryBackward> record({spec.grad.node ? &a : nullptr, spec.grad.node ? &b : nullptr}, spec, alpha,
                                           std::nullopt, dtype);
   const bool like_a = std::ranges::equal(a.sizes(), shape) && a.device() == device;
@@ -321,6 +323,11 @@ Tensor binary(const BinarySpec& spec, const Tensor& a, const Tensor& b, const Sc
 
 Tensor binary(const BinarySpec& spec, const Tensor& a, const Scalar& b) {
   ScalarType dtype = compute_dtype(spec, result_type(a, b));
+  if (is_complex(dtype)) {
+    // A real number stays real: it scales both parts.
+    Tensor number = scalar_tensor(b, b.is_complex() ? dtype : real_part_type(dtype), a.device());
+    return complex_binary(spec.op, spec.name, a, number, 1, dtype);
+  }
   autograd::Record<BinaryBackward> record({spec.grad.node ? &a : nullptr}, spec, Scalar(1), b, dtype);
   Tensor out = elementwise_output(a.sizes(), result_dtype(spec, dtype), a);
   binary_scalar_into(spec, out, a, b, dtype);
@@ -340,7 +347,7 @@ Tensor binary_(const BinarySpec& spec, const Tensor& self, const Tensor& b, cons
   check_inplace(spec.name, self, self.sizes(), result_dtype(spec, dtype));
   if (autograd::records_inplace(self, {&b}))
     return autograd::assign_inplace(self, binary(spec, inplace_input(spec, self, &b), b, alpha), inplace_name(spec));
-  if (result_dtype(spec, dtype) != self.dtype()) return copy_(self, binary(spec, self, b, alpha));
+  if (result_dtype(spec, dtype) != self.dtype() || is_complex(dtype)) return copy_(self, binary(spec, self, b, alpha));
   binary_into(spec, self, self, b, dtype, alpha);
   self.bump_version();
   return self;
@@ -352,7 +359,7 @@ Tensor binary_(const BinarySpec& spec, const Tensor& self, const Scalar& b) {
   check_inplace(spec.name, self, self.sizes(), result_dtype(spec, dtype));
   if (autograd::records_inplace(self, {}))
     return autograd::assign_inplace(self, binary(spec, inplace_input(spec, self, nullptr), b), inplace_name(spec));
-  if (result_dtype(spec, dtype) != self.dtype()) return copy_(self, binary(spec, self, b));
+  if (result_dtype(spec, dtype) != self.dtype() || is_complex(dtype)) return copy_(self, binary(spec, self, b));
   binary_scalar_into(spec, self, self, b, dtype);
   self.bump_version();
   return self;
@@ -360,7 +367,8 @@ Tensor binary_(const BinarySpec& spec, const Tensor& self, const Scalar& b) {
 
 // a + alpha * b with a number b folds alpha into it (each rounded as the op applies numbers).
 Scalar scaled(const BinarySpec& spec, const Tensor& a, const Scalar& b, const Scalar& alpha) {
-  if (alpha.to_double() == 1) return b;
+  if (alpha.to_double() == 1 && !alpha.is_complex()) return b;
+  if (b.is_complex() || alpha.is_complex()) return Scalar(b.to_complex() * alpha.to_complex());
   ScalarType dtype = compute_dtype(spec, result_type(a, b));
   if (is_reduced_float(dtype))
     return Scalar(static_cast<double>(static_cast<float>(as_applied(spec, b, dtype).to_double()) *

@@ -44,7 +44,8 @@ Tensor empty_in_format(const char* op, const Tensor& t, ScalarType dtype, Device
 }  // namespace
 
 bool can_cast(ScalarType from, ScalarType to) {
-  if (is_floating_point(from) && !is_floating_point(to)) return false;
+  if (is_complex(from) && !is_complex(to)) return false;
+  if (is_floating_point(from) && !is_differentiable(to)) return false;
   if (from != ScalarType::Bool && to == ScalarType::Bool) return false;
   return true;
 }

@@ -40,7 +40,9 @@ void check_inplace(const char* op, const Tensor& self, IntArrayRef shape, Scalar
 // A fill value must be representable in the dtype (infinities and NaN in floating ones), as
 // PyTorch checks: zeros(2, dtype=uint8).fill_(300) is an error, not 44.
 void check_fits(const char* op, const Scalar& value, ScalarType dtype) {
-  if (dtype == ScalarType::Bool) return;
+  if (dtype == ScalarType::Bool || is_complex(dtype)) return;
+  TP_CHECK(!value.is_complex() || value.to_complex().imag() == 0, "[", op, "] value cannot be converted to type ",
+           name(dtype), " without overflow");
   double v = value.to_double();
   auto [lo, hi] = visit_dtype(op, dtype, [](auto t) {
     using T = decltype(t);

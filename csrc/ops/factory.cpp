@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <numbers>
 
 #include "dispatch/backend.h"
 #include "dispatch/kernel_toolbox.h"
@@ -18,7 +19,7 @@ void check_sizes(const char* op, IntArrayRef sizes) {
 
 ScalarType float_dtype(const char* op, OptionalDType dtype) {
   ScalarType t = dtype.value_or(get_default_dtype());
-  TP_CHECK(is_floating_point(t), "[", op, "] expected a floating point dtype, got ", name(t));
+  TP_CHECK(is_differentiable(t), "[", op, "] expected a floating point or complex dtype, got ", name(t));
   return t;
 }
 
@@ -81,7 +82,7 @@ Tensor empty(IntArrayRef sizes, OptionalDType dtype, Device device) {
 
 Tensor full(IntArrayRef sizes, const Scalar& value, OptionalDType dtype, Device device) {
   check_sizes("full", sizes);
-  ScalarType t = dtype ? *dtype : value.is_floating_point() ? get_default_dtype() : value.dtype();
+  ScalarType t = dtype.value_or(ResultType().add(value).get());
   check_fits("full", value, t);
   Tensor out = empty(sizes, t, device);
   backend(out.device()).fill(out, value);
@@ -109,7 +110,7 @@ Tensor full_like(const Tensor& t, const Scalar& value, OptionalDType dtype, std:
 
 // Converts like a cast, without full's range check: `uint8_tensor[0] = -3` stores 253, as in PyTorch.
 Tensor scalar_tensor(const Scalar& value, OptionalDType dtype, Device device) {
-  ScalarType t = dtype ? *dtype : value.is_floating_point() ? get_default_dtype() : value.dtype();
+  ScalarType t = dtype.value_or(ResultType().add(value).get());
   Tensor out = empty({}, t, device);
   backend(out.device()).fill(out, value);
   return out;
@@ -196,6 +197,11 @@ Tensor randperm(int64_t n, OptionalDType dtype, Device device, Generator* gen) {
 
 Tensor uniform_(const Tensor& t, double from, double to, Generator* gen) {
   TP_CHECK(from <= to, "[uniform_] expects to return a [from, to) range, but found from=", from, " > to=", to);
+  if (is_complex(t.dtype())) {  // each part uniform on [from, to)
+    uniform_(view_as_real(t), from, to, gen);
+    t.bump_version();
+    return t;
+  }
   if (is_floating_point(t.dtype())) {
     const FloatRange range = float_range(t.dtype());
     TP_CHECK(from >= -range.largest && from <= range.largest, "[uniform_] from is out of bounds for ", range.cpp_name);
@@ -213,6 +219,11 @@ Tensor uniform_(const Tensor& t, double from, double to, Generator* gen) {
 
 Tensor normal_(const Tensor& t, double mean, double std, Generator* gen) {
   TP_CHECK(std >= 0, "[normal_] expects std >= 0.0, but found std ", std);
+  if (is_complex(t.dtype())) {  // each part normal with half the variance, so |z - mean|^2 averages std^2
+    normal_(view_as_real(t), mean, std / std::numbers::sqrt2, gen);
+    t.bump_version();
+    return t;
+  }
   Tensor dense = t.is_contiguous() ? t : empty_like(t);
   backend(t.device()).normal(dense, mean, std, generator_or_default(gen));
   if (!dense.is_same(t)) copy_(t, dense);

@@ -11,7 +11,7 @@
 #include "autograd/record.h"
 #include "autograd/saved_tensor.h"
 #include "dispatch/backend.h"
-#include "ops/ops.h"
+#include "ops/complex.h"
 
 namespace tp {
 
@@ -132,6 +132,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   check_same_dtype("mm", a, b);
   if (a.size(1) != b.size(0)) fail_shapes("mm", a, b);
   check_not_bool("mm", a);
+  if (is_complex(a.dtype())) return complex_product(a, b, mm);
   return recorded_product("MmBackward0", false, nullptr, a, b, 0, 1,
                           [&] { return squeeze(product(unsqueeze(a, 0), unsqueeze(b, 0)), {0}); });
 }
@@ -145,6 +146,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   if (a.size(2) != b.size(1)) fail_shapes("bmm", a, b);
   check_not_bool("bmm", a);  // batch1's dtype first, then the pair's, as in PyTorch
   check_same_dtype("bmm", a, b);
+  if (is_complex(a.dtype())) return complex_product(a, b, bmm);
   return recorded_product("BmmBackward0", true, nullptr, a, b, 0, 1, [&] { return product(a, b); });
 }
 
@@ -216,7 +218,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
 
 Tensor vdot(const Tensor& a, const Tensor& b) {
   TP_AUTOCAST(vdot, a, b);
-  return inner_product("vdot", a, b);
+  return inner_product("vdot", conj(a), b);  // the first vector conjugated
 }
 
 Tensor mv(const Tensor& a, const Tensor& b) {

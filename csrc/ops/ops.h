@@ -48,6 +48,16 @@ Tensor uniform_(const Tensor& t, double from = 0, double to = 1, Generator* gen 
 Tensor normal_(const Tensor& t, double mean = 0, double std = 1, Generator* gen = nullptr);
 void manual_seed(uint64_t seed);
 
+// ---- complex.cpp ----
+// real is a view (a real tensor's real part is itself); imag is a view of a complex tensor's.
+Tensor real(const Tensor& t);
+Tensor imag(const Tensor& t);
+Tensor complex(const Tensor& re, const Tensor& im);
+Tensor polar(const Tensor& abs, const Tensor& angle);
+// Computed, not a lazy view: is_conj() is never true.
+Tensor conj(const Tensor& t);
+Tensor angle(const Tensor& t);
+
 // ---- cast.cpp ----
 // Returns t itself when nothing changes (unless copy).
 Tensor to(const Tensor& t, ScalarType dtype, bool copy = false);
@@ -74,6 +84,9 @@ Tensor set_(const Tensor& self, const Tensor& source, int64_t storage_offset, In
 Tensor view(const Tensor& t, IntArrayRef sizes);
 // The same bytes read as another dtype of the same size (x.view(tensorplay.int16)).
 Tensor view_dtype(const Tensor& t, ScalarType dtype);
+// A complex tensor as pairs of floats along a new last dim, and back.
+Tensor view_as_real(const Tensor& t);
+Tensor view_as_complex(const Tensor& t);
 Tensor reshape(const Tensor& t, IntArrayRef sizes);
 Tensor permute(const Tensor& t, IntArrayRef dims);
 Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1);

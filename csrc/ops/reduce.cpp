@@ -8,7 +8,7 @@
 #include "autograd/record.h"
 #include "autograd/saved_tensor.h"
 #include "dispatch/backend.h"
-#include "ops/ops.h"
+#include "ops/complex.h"
 
 namespace tp {
 
@@ -157,7 +157,7 @@ Tensor run_reduce(const char* op, ReduceOp kind, const Tensor& t, const std::vec
 // sum and prod accumulate integers (and bool) in int64 unless a dtype is given.
 ScalarType accumulation_dtype(const Tensor& t, OptionalDType dtype) {
   if (dtype) return *dtype;
-  return is_floating_point(t.dtype()) ? t.dtype() : ScalarType::Int64;
+  return is_differentiable(t.dtype()) ? t.dtype() : ScalarType::Int64;
 }
 
 void check_floating(const char* op, const Tensor& t, const char* what) {
@@ -213,6 +213,7 @@ Tensor arg_only(const char* op, ArgReduceOp kind, const Tensor& t, std::optional
 
 Tensor sum(const Tensor& t, IntArrayRef dims, bool keepdim, OptionalDType dtype) {
   TP_AUTOCAST(sum, t, dims, keepdim, dtype);
+  if (is_complex(dtype.value_or(t.dtype()))) return complex_sum(dtype ? to(t, *dtype) : t, dims, keepdim, false);
   std::vector<bool> mask = dim_mask("sum", dims, t.dim());
   autograd::Record<SumBackward> record({&t}, dims.empty() ? "SumBackward0" : "SumBackward1",
                                        Reduction(t, mask, keepdim));
@@ -248,6 +249,7 @@ Tensor prod(const Tensor& t, std::optional<int64_t> dim, bool keepdim, OptionalD
 Tensor mean(const Tensor& t, IntArrayRef dims, bool keepdim, OptionalDType dtype) {
   TP_AUTOCAST(mean, t, dims, keepdim, dtype);
   ScalarType out = dtype.value_or(t.dtype());
+  if (is_complex(out)) return complex_sum(to(t, out), dims, keepdim, true);
   TP_CHECK(is_floating_point(out),
            "[mean] could not infer output dtype. Input dtype must be either a floating point "
            "or complex dtype. Got: ",

@@ -140,15 +140,21 @@ int64_t view_offset(const char* op, const Tensor& t, int64_t index, int64_t stri
   return offset;
 }
 
-// A view of t, recorded with node N (built from args) when t requires grad. A view made under
-// no_grad of a tensor that requires grad still requires grad, as a leaf (as in PyTorch).
+// A view of t as dtype, recorded with node N (built from args) when t requires grad. A view made
+// under no_grad of a tensor that requires grad still requires grad, as a leaf (as in PyTorch).
 template <class N, class... Args>
-Tensor recorded_view(const Tensor& t, Shape sizes, Shape strides, int64_t offset, Args&&... args) {
+Tensor recorded_view_as(const Tensor& t, ScalarType dtype, Shape sizes, Shape strides, int64_t offset,
+                        Args&&... args) {
   TP_CHECK(offset >= 0, "[view] invalid storage offset ", offset);
   autograd::Record<N> record({&t}, std::forward<Args>(args)...);
-  Tensor view = record.finish(make_view(t, std::move(sizes), std::move(strides), offset));
+  Tensor view = record.finish(make_view(t, dtype, std::move(sizes), std::move(strides), offset));
   if (!record && !is_grad_enabled() && autograd::requires_grad(t)) autograd::ensure_meta(view).requires_grad = true;
   return view;
+}
+
+template <class N, class... Args>
+Tensor recorded_view(const Tensor& t, Shape sizes, Shape strides, int64_t offset, Args&&... args) {
+  return recorded_view_as<N>(t, t.dtype(), std::move(sizes), std::move(strides), offset, std::forward<Args>(args)...);
 }
 
 // The strides that let a tensor of oldshape/oldstride be viewed as newshape, if any. This is
@@ -271,6 +277,50 @@ Tensor view_dtype(const Tensor& t, ScalarType dtype) {
            " needs both dtypes to have the same size");
   return Tensor(intrusive_ptr<TensorImpl>::make(t.impl()->storage(), dtype, Shape(t.sizes().begin(), t.sizes().end()),
                                                 Shape(t.strides().begin(), t.strides().end()), t.storage_offset()));
+}
+
+namespace {
+
+class ViewAsRealBackward final : public autograd::Node {
+ public:
+  std::string name() const override { return "ViewAsRealBackward0"; }
+  TensorList apply(TensorList&& grads) override { return {view_as_complex(contiguous(grads[0]))}; }
+};
+
+class ViewAsComplexBackward final : public autograd::Node {
+ public:
+  std::string name() const override { return "ViewAsComplexBackward0"; }
+  TensorList apply(TensorList&& grads) override { return {view_as_real(grads[0])}; }
+};
+
+}  // namespace
+
+Tensor view_as_real(const Tensor& t) {
+  TP_CHECK(is_complex(t.dtype()), "[view_as_real] view_as_real is only supported for complex tensors, got ",
+           name(t.dtype()));
+  Shape sizes(t.sizes().begin(), t.sizes().end()), strides;
+  for (int64_t stride : t.strides()) strides.push_back(stride * 2);
+  sizes.push_back(2);
+  strides.push_back(1);
+  return recorded_view_as<ViewAsRealBackward>(t, real_part_type(t.dtype()), std::move(sizes), std::move(strides),
+                                              t.storage_offset() * 2);
+}
+
+Tensor view_as_complex(const Tensor& t) {
+  TP_CHECK(t.dtype() == ScalarType::Float32 || t.dtype() == ScalarType::Float64,
+           "[view_as_complex] view_as_complex is only supported for float and double tensors, but got a tensor of "
+           "scalar type: ", name(t.dtype()));
+  TP_CHECK(t.dim() > 0 && t.size(-1) == 2, "[view_as_complex] Tensor must have a last dimension of size 2");
+  TP_CHECK(t.stride(-1) == 1, "[view_as_complex] Tensor must have a last dimension with stride 1");
+  Shape sizes(t.sizes().begin(), t.sizes().end() - 1), strides;
+  for (int64_t d = 0; d + 1 < t.dim(); ++d) {
+    TP_CHECK(t.stride(d) % 2 == 0, "[view_as_complex] Tensor must have a stride divisible by 2 for all but last "
+             "dimension");
+    strides.push_back(t.stride(d) / 2);
+  }
+  TP_CHECK(t.storage_offset() % 2 == 0, "[view_as_complex] Tensor must have a storage_offset divisible by 2");
+  return recorded_view_as<ViewAsComplexBackward>(t, complex_type_of(t.dtype()), std::move(sizes), std::move(strides),
+                                                 t.storage_offset() / 2);
 }
 
 Tensor reshape(const Tensor& t, IntArrayRef sizes) {

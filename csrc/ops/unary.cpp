@@ -11,6 +11,7 @@
 #include "autograd/record.h"
 #include "autograd/saved_tensor.h"
 #include "dispatch/backend.h"
+#include "ops/complex.h"
 #include "ops/elementwise.h"
 
 namespace tp {
@@ -146,7 +147,7 @@ ScalarType compute_dtype(const UnarySpec& spec, ScalarType in) {
   const bool is_bool = in == ScalarType::Bool;
   switch (spec.rule) {
     case DTypeRule::ToFloat:
-      return is_floating_point(in) ? in : get_default_dtype();
+      return is_differentiable(in) ? in : get_default_dtype();
     case DTypeRule::Numeric:
       if (spec.op == UnaryOp::Neg)
         TP_CHECK(!is_bool,
@@ -162,13 +163,14 @@ ScalarType compute_dtype(const UnarySpec& spec, ScalarType in) {
       if (!is_floating_point(in)) fail_unsupported_dtype(spec.name, in);
       return in;
     case DTypeRule::Integral:
-      if (is_floating_point(in)) fail_unsupported_dtype(spec.name, in);
+      if (!is_integral(in, true)) fail_unsupported_dtype(spec.name, in);
       return in;
   }
   return in;
 }
 
 Tensor run_unary(const UnarySpec& spec, const Tensor& x, ScalarType dtype, const UnaryParams& p = {}) {
+  if (is_complex(dtype)) return complex_unary(spec.op, spec.name, x);
   autograd::Record<UnaryBackward> record({spec.node ? &x : nullptr}, spec, p);
   Tensor in = to(x, dtype);
   ScalarType out_dtype = spec.rule == DTypeRule::Predicate ? ScalarType::Bool : dtype;
@@ -191,12 +193,14 @@ Tensor run_unary_(const UnarySpec& spec, const Tensor& self, const UnaryParams& 
   ScalarType dtype = compute_dtype(spec, self.dtype());
   ScalarType out_dtype = spec.rule == DTypeRule::Predicate ? ScalarType::Bool : dtype;
   check_inplace(spec.name, self, self.sizes(), out_dtype);
+  TP_CHECK(!(is_complex(dtype) && spec.op == UnaryOp::Abs), "[abs_] In-place abs is not supported for complex tensors.");
   if (autograd::records_inplace(self, {})) {
     // Backward may save the input, which is about to be overwritten: then it reads a copy.
     Tensor input = (spec.uses & kInput) ? clone(self) : self;
     return autograd::assign_inplace(self, run_unary(spec, input, dtype, p), std::string(spec.name) + "_");
   }
-  if (out_dtype != self.dtype() || dtype != self.dtype()) return copy_(self, run_unary(spec, self, dtype, p));
+  if (out_dtype != self.dtype() || dtype != self.dtype() || is_complex(dtype))
+    return copy_(self, run_unary(spec, self, dtype, p));
   backend(self.device()).unary(spec.op, self, self, p);
   self.bump_version();
   return self;
@@ -265,7 +269,7 @@ Tensor nan_to_num(const Tensor& t, std::optional<double> nan, std::optional<doub
 
 Tensor nan_to_num_(const Tensor& t, std::optional<double> nan, std::optional<double> posinf,
                    std::optional<double> neginf) {
-  if (!is_floating_point(t.dtype())) return t;  // nothing to replace: PyTorch returns before any check
+  if (is_integral(t.dtype(), true)) return t;  // nothing to replace: PyTorch returns before any check
   check_no_internal_overlap("nan_to_num_", t);
   return copy_(t, nan_to_num(t, nan, posinf, neginf));
 }

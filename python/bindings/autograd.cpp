@@ -159,7 +159,7 @@ WeakNode record_function(const std::string& name, nb::object backward, nb::list 
   for (nb::handle out : outputs) {
     if (!is_tensor(out)) continue;
     const Tensor& t = unwrap(out);
-    if (in(non_differentiable, out) || !is_floating_point(t.dtype())) {
+    if (in(non_differentiable, out) || !is_differentiable(t.dtype())) {
       node->add_output(t);  // keeps output numbering; gets no history
       continue;
     }

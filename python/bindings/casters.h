@@ -142,7 +142,7 @@ struct type_caster<tp::MemoryFormat> {
   }
 };
 
-// Python bool, int and float (and NumPy's numbers, through __index__ and __float__), and 0-dim
+// Python bool, int, float and complex (and NumPy's numbers, through __index__ and __float__), and 0-dim
 // tensors that need no gradient.
 template <>
 struct type_caster<tp::Scalar> {
@@ -163,6 +163,10 @@ struct type_caster<tp::Scalar> {
     }
     if (PyFloat_Check(o)) {
       value = tp::Scalar(PyFloat_AS_DOUBLE(o));
+      return true;
+    }
+    if (PyComplex_Check(o)) {
+      value = tp::Scalar(std::complex<double>(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o)));
       return true;
     }
     if (tp::python::is_tensor(src)) {
@@ -196,6 +200,7 @@ struct type_caster<tp::Scalar> {
       case tp::Scalar::Kind::Bool: return PyBool_FromLong(s.to_bool());
       case tp::Scalar::Kind::Int: return PyLong_FromLongLong(s.to_int());
       case tp::Scalar::Kind::Float: return PyFloat_FromDouble(s.to_double());
+      case tp::Scalar::Kind::Complex: return PyComplex_FromDoubles(s.to_complex().real(), s.to_complex().imag());
     }
     return none().release();
   }

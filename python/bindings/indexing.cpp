@@ -21,7 +21,7 @@ bool is_int(nb::handle h) { return PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr(
 bool is_int_tensor_scalar(nb::handle h) {
   if (!is_tensor(h)) return false;
   const Tensor& t = unwrap(h);
-  return t.dim() == 0 && !is_floating_point(t.dtype()) && t.dtype() != ScalarType::Bool;
+  return t.dim() == 0 && is_integral(t.dtype(), false);
 }
 
 // How many dims of the tensor an index item consumes.

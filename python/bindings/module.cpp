@@ -43,6 +43,13 @@ void translate_errors(const std::exception_ptr& p, void*) {
 void init_dtypes(nb::module_& m) {
   nb::class_<DTypeObject>(m, "dtype")
       .def_prop_ro("is_floating_point", [](const DTypeObject& d) { return is_floating_point(d.type); })
+      .def_prop_ro("is_complex", [](const DTypeObject& d) { return is_complex(d.type); })
+      .def("to_real", [](const DTypeObject& d) { return is_complex(d.type) ? real_part_type(d.type) : d.type; })
+      .def("to_complex", [](const DTypeObject& d) {
+        TP_CHECK(is_floating_point(d.type) || is_complex(d.type), "[to_complex] Unknown Complex ScalarType for ",
+                 name(d.type));
+        return complex_type_of(d.type);
+      })
       .def_prop_ro("is_signed", [](const DTypeObject& d) {
         return d.type != ScalarType::UInt8 && d.type != ScalarType::Bool;
       })

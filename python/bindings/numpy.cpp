@@ -34,6 +34,8 @@ std::optional<ScalarType> from_dlpack(DLType t) {
     }
   }
   if (code == Code::Bfloat && t.bits == 16) return ScalarType::BFloat16;
+  if (code == Code::Complex && t.bits == 64) return ScalarType::ComplexFloat;
+  if (code == Code::Complex && t.bits == 128) return ScalarType::ComplexDouble;
   return std::nullopt;
 }
 
@@ -52,6 +54,8 @@ DLType to_dlpack(ScalarType t, bool bfloat16_as_uint16) {
     case ScalarType::Float32: return make(Code::Float, 32);
     case ScalarType::Float64: return make(Code::Float, 64);
     case ScalarType::BFloat16: return bfloat16_as_uint16 ? make(Code::UInt, 16) : make(Code::Bfloat, 16);
+    case ScalarType::ComplexFloat: return make(Code::Complex, 64);
+    case ScalarType::ComplexDouble: return make(Code::Complex, 128);
   }
   return make(Code::Float, 32);
 }

@@ -123,7 +123,7 @@ nb::object nonzero_tuple(const Tensor& t) {
 // what PyTorch's wrapped numbers promote to.
 Tensor number_tensor(const Scalar& s, const Tensor& other) { return scalar_tensor(s, result_type(other, s), other.device()); }
 Tensor number_tensor(const Scalar& s) {
-  return scalar_tensor(s, s.is_bool() ? ScalarType::Bool : s.is_floating_point() ? get_default_dtype() : ScalarType::Int64);
+  return scalar_tensor(s, ResultType().add(s).get());
 }
 
 // Binds tensorplay.<name>(number, tensor) and, where `both`, tensorplay.<name>(number, number).
@@ -586,6 +586,19 @@ void init_shape(nb::module_& m) {
   def_op(m, "squeeze", [](const Tensor& t, const Dims& dim) { return dim.given ? squeeze(t, dim.dims) : squeeze(t); },
          "dim"_a.none() = nb::none());
   def_op(m, "unsqueeze", [](const Tensor& t, int64_t dim) { return unsqueeze(t, dim); }, "dim"_a);
+  // Complex tensors (Tensor.real, .imag and .conj() are written in Python, over these).
+  m.def("view_as_real", [](const Tensor& t) { return view_as_real(t); }, "input"_a, release_gil());
+  m.def("view_as_complex", [](const Tensor& t) { return view_as_complex(t); }, "input"_a, release_gil());
+  m.def("real", [](const Tensor& t) { return real(t); }, "input"_a, release_gil());
+  m.def("imag", [](const Tensor& t) { return imag(t); }, "input"_a, release_gil());
+  m.def("_conj", [](const Tensor& t) { return conj(t); }, "input"_a, release_gil());
+  def_op(m, "angle", [](const Tensor& t) { return angle(t); });
+  auto complex_fn = [](const Tensor& re, const Tensor& im) { return complex(re, im); };
+  m.def("complex", complex_fn, "real"_a, "imag"_a, release_gil());
+  def_out_form(m, "complex", complex_fn, "real"_a, "imag"_a);
+  auto polar_fn = [](const Tensor& abs, const Tensor& angle) { return polar(abs, angle); };
+  m.def("polar", polar_fn, "abs"_a, "angle"_a, release_gil());
+  def_out_form(m, "polar", polar_fn, "abs"_a, "angle"_a);
   def_op(m, "flatten", [](const Tensor& t, int64_t s, int64_t e) { return flatten(t, s, e); }, "start_dim"_a = 0, "end_dim"_a = -1);
   def_op(m, "unflatten", [](const Tensor& t, int64_t dim, const Shape& sizes) { return unflatten(t, dim, sizes); }, "dim"_a, "sizes"_a);
   def_op(m, "narrow", [](const Tensor& t, int64_t dim, int64_t start, int64_t length) { return narrow(t, dim, start, length); },

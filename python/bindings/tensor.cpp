@@ -1,5 +1,6 @@
 // tensorplay.Tensor: the class, its attributes, and the methods that are not ops.
 
+#include <nanobind/stl/complex.h>
 #include <nanobind/stl/tuple.h>
 
 #include "autograd/record.h"
@@ -75,7 +76,7 @@ Shape sizes_arg(const nb::args& args, const char* op) {
 bool index_value(nb::handle h, int64_t& out) {
   if (is_tensor(h)) {
     const Tensor& t = unwrap(h);
-    if (t.dim() != 0 || is_floating_point(t.dtype()) || t.dtype() == ScalarType::Bool) return false;
+    if (t.dim() != 0 || !is_integral(t.dtype(), false)) return false;
     out = t.item().to_int();
     return true;
   }
@@ -182,8 +183,12 @@ void init_tensor(nb::module_& m) {
         // Through a Python number, so int(tensor(1e20)) is exact as in PyTorch.
         return nb::steal(PyNumber_Long(nb::cast(t.item()).ptr()));
       })
+      .def("__complex__", [](const Tensor& t) {
+        TP_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
+        return t.item().to_complex();
+      })
       .def("__index__", [](const Tensor& t) {
-        TP_CHECK_TYPE(t.numel() == 1 && !is_floating_point(t.dtype()),
+        TP_CHECK_TYPE(t.numel() == 1 && is_integral(t.dtype(), true),
                       "only integer tensors of a single element can be converted to an index");
         return t.item().to_int();
       })
@@ -222,6 +227,8 @@ void init_tensor(nb::module_& m) {
       .def("double", [](const Tensor& t) { return cast_to(t, ScalarType::Float64); }, release_gil())
       .def("half", [](const Tensor& t) { return cast_to(t, ScalarType::Float16); }, release_gil())
       .def("bfloat16", [](const Tensor& t) { return cast_to(t, ScalarType::BFloat16); }, release_gil())
+      .def("cfloat", [](const Tensor& t) { return cast_to(t, ScalarType::ComplexFloat); }, release_gil())
+      .def("cdouble", [](const Tensor& t) { return cast_to(t, ScalarType::ComplexDouble); }, release_gil())
       .def("long", [](const Tensor& t) { return cast_to(t, ScalarType::Int64); }, release_gil())
       .def("int", [](const Tensor& t) { return cast_to(t, ScalarType::Int32); }, release_gil())
       .def("short", [](const Tensor& t) { return cast_to(t, ScalarType::Int16); }, release_gil())

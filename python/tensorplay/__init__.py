@@ -50,6 +50,8 @@ long = int64
 int = int32  # noqa: A001
 short = int16
 bool = _C.bool  # noqa: A001
+cfloat = complex64
+cdouble = complex128
 
 
 

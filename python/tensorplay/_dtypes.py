@@ -25,6 +25,8 @@ class finfo:
 
     def __init__(self, type=None):
         type = _C.get_default_dtype() if type is None else type
+        if getattr(type, "is_complex", False):  # the limits of its parts, as in PyTorch
+            type = type.to_real()
         if type not in _NUMPY_FLOAT:
             raise TypeError(f"finfo: expected a floating point dtype, got {type}")
         info = ml_dtypes.finfo(_NUMPY_FLOAT[type])
@@ -61,10 +63,11 @@ class iinfo:
 # "not implemented for 'Long'") and the C++ types of the elements ('long int', 'c10::Half').
 _ATEN_NAMES = {_C.bool: "Bool", _C.uint8: "Byte", _C.int8: "Char", _C.int16: "Short", _C.int32: "Int",
                _C.int64: "Long", _C.float16: "Half", _C.bfloat16: "BFloat16", _C.float32: "Float",
-               _C.float64: "Double"}
+               _C.float64: "Double", _C.complex64: "ComplexFloat", _C.complex128: "ComplexDouble"}
 _CPP_NAMES = {_C.bool: "bool", _C.uint8: "unsigned char", _C.int8: "signed char", _C.int16: "short int",
               _C.int32: "int", _C.int64: "long int", _C.float16: "c10::Half", _C.bfloat16: "c10::BFloat16",
-              _C.float32: "float", _C.float64: "double"}
+              _C.float32: "float", _C.float64: "double", _C.complex64: "c10::complex<float>",
+              _C.complex128: "c10::complex<double>"}
 
 
 def aten_name(dtype):

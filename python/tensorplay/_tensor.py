@@ -41,7 +41,7 @@ _NUMPY_TO_DTYPE = {
     np.dtype(np.bool_): _C.bool, np.dtype(np.uint8): _C.uint8, np.dtype(np.int8): _C.int8,
     np.dtype(np.int16): _C.int16, np.dtype(np.int32): _C.int32, np.dtype(np.int64): _C.int64,
     np.dtype(np.float16): _C.float16, np.dtype(np.float32): _C.float32, np.dtype(np.float64): _C.float64,
-    _BFLOAT16: _C.bfloat16,
+    _BFLOAT16: _C.bfloat16, np.dtype(np.complex64): _C.complex64, np.dtype(np.complex128): _C.complex128,
 }
 
 
@@ -69,6 +69,8 @@ def _scan(data, dim=0):
         return (), _C.int64
     if isinstance(data, numbers.Real):
         return (), _C.get_default_dtype()
+    if isinstance(data, numbers.Complex):
+        return (), _C.get_default_dtype().to_complex()
     if isinstance(data, (str, bytes)):
         raise TypeError(f"tensor(): invalid data type '{type(data).__name__}'")
     if not isinstance(data, (list, tuple)):
@@ -92,7 +94,8 @@ def _wide_array(data, dtype):
     """data as a NumPy array wide enough to convert exactly into dtype."""
     if isinstance(data, np.ndarray):
         return data
-    wide = np.float64 if dtype.is_floating_point else np.bool_ if dtype == _C.bool else np.int64
+    wide = (np.complex128 if dtype.is_complex else np.float64 if dtype.is_floating_point
+            else np.bool_ if dtype == _C.bool else np.int64)
     try:
         return np.asarray(data, dtype=wide)
     except OverflowError as e:
@@ -103,7 +106,7 @@ def _check_fits(array, dtype):
     """Python numbers must fit an integral dtype they are converted to, as PyTorch checks them
     (NumPy data is cast like NumPy casts, without the check): ints may wrap around an unsigned
     dtype from below (-1 is 255 in uint8), floats must lie within its range."""
-    if dtype.is_floating_point or dtype == _C.bool or array.size == 0:
+    if dtype.is_floating_point or dtype.is_complex or dtype == _C.bool or array.size == 0:
         return
     info = np.iinfo(_NUMPY_DTYPE_OF[dtype])
     if array.dtype.kind == "f":

@@ -103,6 +103,24 @@ class _Formatter:
         return (self.max_width - len(text)) * " " + text
 
 
+class _ComplexFormatter:
+    """Formats complex values as PyTorch does: the real parts with one formatter, the imaginary parts
+    with another, joined as 1.5000+2.0000j."""
+
+    def __init__(self, values):
+        self.real = _Formatter([v.real for v in values], True)
+        self.imag = _Formatter([v.imag for v in values], True)
+        self.max_width = self.real.max_width + self.imag.max_width + 1
+
+    def format(self, value):
+        imag = (self.imag.format(value.imag) + "j").lstrip()
+        return self.real.format(value.real) + ("" if imag[0] in "+-" else "+") + imag
+
+
+def _formatter(values, dtype):
+    return _ComplexFormatter(values) if dtype.is_complex else _Formatter(values, dtype.is_floating_point)
+
+
 def _flat_values(t):
     values = t.reshape(-1).tolist()
     return [float(v) for v in values] if t.is_floating_point() else values
@@ -174,7 +192,8 @@ def tensor_repr(self, *, tensor_contents=None):
     if not self.device.type == "cpu":
         suffixes.append(f"device='{self.device}'")
     # An empty tensor has no elements to show its dtype by, so only the default one goes unsaid.
-    shows_dtype = self.dtype not in (_C.get_default_dtype(), _C.int64, _C.bool)
+    default_complex = _C.get_default_dtype().to_complex()
+    shows_dtype = self.dtype not in (_C.get_default_dtype(), default_complex, _C.int64, _C.bool)
     if self.is_meta:  # no values to show
         shows_dtype = self.dtype != _C.get_default_dtype()
         suffixes.append(f"size={tuple(self.shape)}")
@@ -190,7 +209,7 @@ def tensor_repr(self, *, tensor_contents=None):
         data = self.detach()
         summarize = data.numel() > PRINT_OPTS.threshold
         shown = _summarized(data) if summarize else data
-        formatter = _Formatter(_flat_values(shown), data.is_floating_point())
+        formatter = _formatter(_flat_values(shown), data.dtype)
         body = _tensor_str(data, indent, summarize, formatter)
     if shows_dtype:
         suffixes.append(f"dtype={self.dtype}")

@@ -10,7 +10,8 @@ import torch.utils.dlpack
 
 import tensorplay as tp
 
-DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64", "bfloat16"]
+DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64", "bfloat16", "complex64",
+          "complex128"]
 
 
 def values(dtype):
@@ -78,4 +79,4 @@ def test_device_and_errors():
     with pytest.raises(TypeError, match="from_dlpack"):
         tp.from_dlpack(object())
     with pytest.raises(TypeError, match="from_dlpack"):
-        tp.from_dlpack(torch.ones(2, dtype=torch.complex64))
+        tp.from_dlpack(torch.ones(2, dtype=torch.uint16))

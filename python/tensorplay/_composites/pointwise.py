@@ -566,12 +566,16 @@ def isreal(input):
 
 @with_out
 def sgn(input):
+    """sign() for real tensors; z / |z| (0 at 0) for complex ones."""
     _tensor_arg("sgn", "input", 1, input)
-    return tensorplay.sign(input)
+    if not input.is_complex():
+        return tensorplay.sign(input)
+    magnitude = input.abs()
+    return input / tensorplay.where(magnitude == 0, 1.0, magnitude)
 
 
 def sgn_(input):
-    return input.sign_()
+    return input.copy_(sgn(input)) if input.is_complex() else input.sign_()
 
 
 def positive(input):

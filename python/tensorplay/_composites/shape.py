@@ -27,7 +27,7 @@ __all__ = [
     "moveaxis", "ravel", "kron", "as_strided_",
     "alias_copy", "as_strided_copy", "detach_copy", "diagonal_copy", "expand_copy", "narrow_copy", "permute_copy",
     "select_copy", "slice_copy", "split_copy", "split_with_sizes_copy", "squeeze_copy", "t_copy", "transpose_copy",
-    "unbind_copy", "unfold_copy", "unsqueeze_copy", "view_copy",
+    "unbind_copy", "unfold_copy", "unsqueeze_copy", "view_as_complex_copy", "view_as_real_copy", "view_copy",
 ]
 METHODS = [
     "hsplit", "vsplit", "dsplit", "tensor_split", "split_with_sizes", "unsafe_chunk", "unsafe_split",
@@ -726,6 +726,16 @@ def detach_copy(input):
 @_view_copy
 def diagonal_copy(input, offset=0, dim1=0, dim2=1):
     return input.diagonal(offset, dim1, dim2)
+
+
+@_view_copy
+def view_as_real_copy(input):
+    return _C.view_as_real(input)
+
+
+@_view_copy
+def view_as_complex_copy(input):
+    return _C.view_as_complex(input)
 
 
 @_view_copy

@@ -1,6 +1,6 @@
 """The Tensor API that is not an op: how a tensor describes itself (type(), layout, dim_order, name, and
 the is_* flags of the backends, layouts and features tensorplay does not have), the matrix views
-(H, mH, mT, T, adjoint), the conjugations that are identities on real tensors, the legacy constructor
+(H, mH, mT, T, adjoint), conjugation (computed, never a lazy view), the real and imag views, the legacy constructor
 new(), Python callables applied elementwise (apply_, map_, map2_), subclass views (as_subclass), and the
 CUDA-only memory calls that a CPU build refuses (pin_memory, record_stream)."""
 
@@ -31,7 +31,7 @@ METHODS = [
     "dim_order", "is_complex", "is_conj", "is_ipu", "is_maia", "is_mkldnn", "is_mps", "is_mtia", "is_neg", "is_nested",
     "is_pinned", "is_quantized", "is_set_to", "is_shared", "is_sparse", "is_sparse_csr", "is_vulkan", "is_xla",
     "is_xpu", "mH", "mT", "map2_", "map_", "module_load", "name", "new", "pin_memory", "record_stream", "resolve_conj",
-    "resolve_neg", "type", "volatile"
+    "resolve_neg", "type", "volatile", "real", "imag"
 ]
 # Tensor.layout is bound below, by hand: this module's `layout` is the type (tensorplay.layout).
 
@@ -114,7 +114,8 @@ def _legacy_type_name(dtype, device):
 
 
 _LEGACY_DTYPES = {aten_name(d) + "Tensor": d for d in (
-    _C.float32, _C.float64, _C.float16, _C.bfloat16, _C.int8, _C.int16, _C.int32, _C.int64, _C.uint8, _C.bool)}
+    _C.float32, _C.float64, _C.float16, _C.bfloat16, _C.int8, _C.int16, _C.int32, _C.int64, _C.uint8, _C.bool,
+    _C.complex64, _C.complex128)}
 
 
 def _parse_legacy_type(name):
@@ -327,17 +328,18 @@ def _mT(self):
 
 
 def _mH(self):
-    return _matrix_transpose(self, "tensor.mH", "Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().")
+    return _C._conj(_matrix_transpose(self, "tensor.mH", "Tensor.mH is deprecated on 0-D tensors. Consider using "
+                                                          "x.conj()."))
 
 
 def _H(self):
     if self.dim() == 0:
         _warn_once("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().")
-        return self
+        return _C._conj(self)
     if self.dim() != 2:
         hint = " For batches of matrices, consider using tensor.mH" if self.dim() > 2 else ""
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor.{hint}")
-    return self.transpose(0, 1)
+    return _C._conj(self.transpose(0, 1))
 
 
 T = property(_T, doc="The tensor with its dims reversed (for a matrix, its transpose).")
@@ -350,21 +352,20 @@ def adjoint(input):
     """The conjugate transpose of each matrix in the batch: on real tensors, a view with the last two dims
     swapped."""
     _check_tensor("adjoint", input)
-    return _matrix_transpose(input, "tensor.adjoint()",
-                             "adjoint() is deprecated on 0-D tensors. Consider using x.conj().")
+    return _C._conj(_matrix_transpose(input, "tensor.adjoint()",
+                                      "adjoint() is deprecated on 0-D tensors. Consider using x.conj()."))
 
 
-# ---- conjugation: the identity on real tensors ----
+# ---- complex numbers: conjugation, real and imag ----
 
 def is_complex(input):
     """Whether the tensor's dtype is a complex one."""
     _check_tensor("is_complex", input)
-    # tensorplay's dtypes gain is_complex with the complex dtypes; until then none is complex.
-    return getattr(input.dtype, "is_complex", False)
+    return input.dtype.is_complex
 
 
 def is_conj(input):
-    """Whether the tensor is a lazily conjugated view: only complex tensors can be."""
+    """Whether the tensor is a lazily conjugated view. tensorplay computes conjugates, so none is."""
     _check_tensor("is_conj", input)
     return False
 
@@ -376,13 +377,14 @@ def is_neg(input):
 
 
 def conj(input):
-    """The complex conjugate, as a lazy view: a real tensor is its own conjugate, and is returned."""
+    """The complex conjugate. PyTorch returns a lazy view; tensorplay computes it (so writes to it do not
+    reach input). A real tensor is its own conjugate, and is returned."""
     _check_tensor("conj", input)
-    return input
+    return _C._conj(input)
 
 
 def resolve_conj(input):
-    """input with a lazy conjugation carried out: a real tensor has none, and is returned."""
+    """input with a lazy conjugation carried out: tensorplay's conjugates are computed, so input is returned."""
     _check_tensor("resolve_conj", input)
     return input
 
@@ -397,6 +399,7 @@ def conj_physical(input, *, out=None):
     """The complex conjugate, computed: a real tensor is its own conjugate, and is returned. out must have
     input's dtype (PyTorch's kernel writes it without casting)."""
     _check_tensor("conj_physical", input)
+    input = _C._conj(input)
     if out is None:
         return input
     if isinstance(out, Tensor) and out.dtype != input.dtype:
@@ -409,7 +412,27 @@ def conj_physical(input, *, out=None):
 def conj_physical_(input):
     """In-place conj_physical(): on a real tensor it changes no value, but it is a write all the same
     (PyTorch's checks on in-place ops apply, and the version counter moves)."""
-    return input.copy_(input)
+    return input.copy_(_C._conj(input))
+
+
+def _real(self):
+    return _C.real(self)
+
+
+def _set_real(self, value):
+    _C.real(self).copy_(value)
+
+
+def _imag(self):
+    return _C.imag(self)
+
+
+def _set_imag(self, value):
+    _C.imag(self).copy_(value)
+
+
+real = property(_real, _set_real, doc="The real part, a view (of a real tensor: the tensor itself).")
+imag = property(_imag, _set_imag, doc="The imaginary part of a complex tensor, a view.")
 
 
 # ---- new tensors ----

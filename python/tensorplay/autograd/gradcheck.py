@@ -1,4 +1,8 @@
-"""gradcheck: compares the gradients autograd computes with central finite differences."""
+"""gradcheck: compares the gradients autograd computes with central finite differences.
+
+A complex tensor counts as its real and imaginary parts (view_as_real): the Jacobian has a row per
+part of each input element and a column per part of each output element. That is PyTorch's
+convention: the gradient reaching a complex input is dL/dRe + i dL/dIm."""
 
 import numpy as np
 
@@ -15,20 +19,29 @@ def _as_tuple(x):
     return x if isinstance(x, tuple) else (x,)
 
 
+def _parts(t):
+    """t as real numbers: a complex tensor's parts, a real tensor itself."""
+    return _C.view_as_real(t) if t.is_complex() else t
+
+
 def _flat(t):
-    return t.detach().contiguous().reshape(-1)
+    return _parts(t.detach()).contiguous().reshape(-1)
+
+
+def _differentiable(t):
+    return isinstance(t, Tensor) and (t.is_floating_point() or t.is_complex())
 
 
 def _numerical_jacobian(func, inputs, x, output_index, eps):
     """d(output)/d(x) by central differences: one row per element of x."""
-    flat = x.data.view(-1) if x.is_contiguous() else None
+    flat = _parts(x.data).view(-1) if x.is_contiguous() else None
     if flat is None:
         raise ValueError("gradcheck: inputs must be contiguous")
     if x.numel() == 0:
-        return np.zeros((0, _as_tuple(func(*inputs))[output_index].numel()))
+        return np.zeros((0, _flat(_as_tuple(func(*inputs))[output_index]).numel()))
     columns = []
     with no_grad():
-        for j in range(x.numel()):
+        for j in range(flat.numel()):
             original = flat[j].item()
             flat[j] = original + eps
             plus = _flat(_as_tuple(func(*inputs))[output_index]).double().numpy().copy()
@@ -42,13 +55,17 @@ def _numerical_jacobian(func, inputs, x, output_index, eps):
 def _analytical_jacobian(func, inputs, x, output_index):
     """d(output)/d(x) row by row from autograd, one output element at a time."""
     output = _as_tuple(func(*inputs))[output_index]
+    parts = _parts(output.detach())
     rows = []
-    for k in range(output.numel()):
-        seed = _C.zeros(output.numel(), dtype=output.dtype)
+    for k in range(parts.numel()):
+        seed = _C.zeros(parts.numel(), dtype=parts.dtype)
         seed[k] = 1
-        (g,) = _C._grad([output], [x], [seed.reshape(tuple(output.shape))], True, False, True)
-        rows.append(np.zeros(x.numel()) if g is None else _flat(g).double().numpy())
-    return np.stack(rows, axis=1) if rows else np.zeros((x.numel(), 0))
+        seed = seed.reshape(tuple(parts.shape))
+        if output.is_complex():
+            seed = _C.view_as_complex(seed)
+        (g,) = _C._grad([output], [x], [seed], True, False, True)
+        rows.append(np.zeros(_flat(x).numel()) if g is None else _flat(g).double().numpy())
+    return np.stack(rows, axis=1) if rows else np.zeros((_flat(x).numel(), 0))
 
 
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **_ignored):
@@ -63,7 +80,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                          "requires_grad=True.")
     outputs = _as_tuple(func(*inputs))
     for i, out in enumerate(outputs):
-        if not isinstance(out, Tensor) or not out.is_floating_point():
+        if not _differentiable(out):
             continue
         for position, x in enumerate(inputs):
             if not any(x is w for w in wrt):

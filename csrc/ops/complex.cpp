@@ -1,0 +1,175 @@
+// Complex tensors computed on their parts (see complex.h), and the ops that move between complex
+// and real tensors: real, imag, complex, polar, conj, angle.
+
+#include "ops/complex.h"
+
+#include <numbers>
+
+#include "core/shape.h"
+
+namespace tp {
+
+namespace {
+
+// A complex tensor's real and imaginary parts, as views.
+struct Parts {
+  Tensor re, im;
+};
+
+Parts parts(const Tensor& z) {
+  Tensor pairs = view_as_real(z);
+  return {select(pairs, -1, 0), select(pairs, -1, 1)};
+}
+
+// Pairs of floats along the last dim, read as complex numbers (copied where they cannot be viewed).
+Tensor from_pairs(const Tensor& pairs) {
+  bool viewable = pairs.stride(-1) == 1 && pairs.storage_offset() % 2 == 0;
+  for (int64_t d = 0; d + 1 < pairs.dim(); ++d) viewable = viewable && pairs.stride(d) % 2 == 0;
+  return view_as_complex(viewable ? pairs : contiguous(pairs));
+}
+
+// The complex tensors' shared checks: PyTorch's for torch.complex and torch.polar.
+void check_parts(const char* op, const Tensor& a, const Tensor& b) {
+  TP_CHECK(is_floating_point(a.dtype()) && is_floating_point(b.dtype()), "[", op,
+           "] Expected both inputs to be Half, Float or Double tensors but got ", name(a.dtype()), " and ",
+           name(b.dtype()));
+  TP_CHECK(a.dtype() == b.dtype(), "[", op, "] Expected object of scalar type ", name(a.dtype()),
+           " but got scalar type ", name(b.dtype()), " for second argument");
+  TP_CHECK_KIND(ErrorKind::NotImplemented, !is_reduced_float(a.dtype()), "[", op,
+                "] tensorplay has no complex32: ", "the parts must be float32 or float64, got ", name(a.dtype()));
+}
+
+// re + i im, broadcast together.
+Tensor join(const Tensor& re, const Tensor& im) {
+  Shape shape = broadcast_shapes("complex", re.sizes(), im.sizes());
+  return view_as_complex(stack({expand(re, shape), expand(im, shape)}, -1));
+}
+
+// z scaled by a real tensor x (broadcast), in z's dtype: each part times x.
+Tensor scale(const Tensor& z, const Tensor& x, bool divide) {
+  Tensor factor = unsqueeze(to(x, real_part_type(z.dtype())), -1);
+  Tensor pairs = view_as_real(z);
+  return from_pairs(divide ? div(pairs, factor) : mul(pairs, factor));
+}
+
+}  // namespace
+
+Tensor complex_binary(BinaryOp op, const char* name, const Tensor& a, const Tensor& b, const Scalar& alpha,
+                      ScalarType dtype) {
+  // A real factor scales both parts: half the work of a complex product, and the values are the same.
+  if (op == BinaryOp::Mul && !is_complex(a.dtype())) return scale(to(b, dtype), a, false);
+  if ((op == BinaryOp::Mul || op == BinaryOp::Div) && !is_complex(b.dtype())) {
+    return scale(to(a, dtype), b, op == BinaryOp::Div);
+  }
+  const Tensor other = alpha.is_complex() || alpha.to_double() != 1 ? mul(b, alpha) : b;
+  auto [ar, ai] = parts(to(a, dtype));
+  auto [br, bi] = parts(to(other, dtype));
+  switch (op) {
+    case BinaryOp::Add:
+      return join(add(ar, br), add(ai, bi));
+    case BinaryOp::Sub:
+      return join(sub(ar, br), sub(ai, bi));
+    case BinaryOp::Mul:
+      return join(sub(mul(ar, br), mul(ai, bi)), add(mul(ar, bi), mul(ai, br)));
+    case BinaryOp::Div: {
+      Tensor norm = add(mul(br, br), mul(bi, bi));
+      return join(div(add(mul(ar, br), mul(ai, bi)), norm), div(sub(mul(ai, br), mul(ar, bi)), norm));
+    }
+    case BinaryOp::Eq:
+      return logical_and(eq(ar, br), eq(ai, bi));
+    case BinaryOp::Ne:
+      return logical_or(ne(ar, br), ne(ai, bi));
+    default:
+      fail_unsupported_dtype(name, dtype);
+  }
+}
+
+Tensor complex_unary(UnaryOp op, const char* name, const Tensor& z) {
+  auto [re, im] = parts(z);
+  switch (op) {
+    case UnaryOp::Neg:
+      return from_pairs(neg(view_as_real(z)));
+    case UnaryOp::Abs:
+      return linalg_vector_norm(view_as_real(z), 2, {-1});
+    case UnaryOp::Exp: {  // e^re (cos im + i sin im)
+      Tensor magnitude = exp(re);
+      return join(mul(magnitude, cos(im)), mul(magnitude, sin(im)));
+    }
+    case UnaryOp::Log:
+      return join(log(complex_unary(UnaryOp::Abs, "abs", z)), atan2(im, re));
+    case UnaryOp::Sqrt: {  // sqrt|z| e^(i angle/2)
+      Tensor magnitude = sqrt(complex_unary(UnaryOp::Abs, "abs", z)), half_angle = mul(atan2(im, re), 0.5);
+      return join(mul(magnitude, cos(half_angle)), mul(magnitude, sin(half_angle)));
+    }
+    case UnaryOp::Reciprocal: {
+      Tensor norm = add(mul(re, re), mul(im, im));
+      return join(div(re, norm), neg(div(im, norm)));
+    }
+    case UnaryOp::Sin:
+      return join(mul(sin(re), cosh(im)), mul(cos(re), sinh(im)));
+    case UnaryOp::Cos:
+      return join(mul(cos(re), cosh(im)), neg(mul(sin(re), sinh(im))));
+    case UnaryOp::IsNan:
+      return logical_or(isnan(re), isnan(im));
+    case UnaryOp::IsInf:
+      return logical_or(isinf(re), isinf(im));
+    case UnaryOp::IsFinite:
+      return logical_and(isfinite(re), isfinite(im));
+    default:
+      fail_unsupported_dtype(name, z.dtype());
+  }
+}
+
+Tensor complex_sum(const Tensor& z, IntArrayRef dims, bool keepdim, bool mean) {
+  // The pairs' last dim is not summed: every dim of z is named, counted from the front.
+  Shape named;
+  if (dims.empty()) {
+    for (int64_t d = 0; d < z.dim(); ++d) named.push_back(d);
+  } else {
+    for (int64_t d : dims) named.push_back(wrap_dim(mean ? "mean" : "sum", d, z.dim()));
+  }
+  Tensor pairs = view_as_real(z);
+  return from_pairs(mean ? tp::mean(pairs, named, keepdim) : sum(pairs, named, keepdim));
+}
+
+Tensor complex_product(const Tensor& a, const Tensor& b, Tensor (*product)(const Tensor&, const Tensor&)) {
+  auto [ar, ai] = parts(a);
+  auto [br, bi] = parts(b);
+  return join(sub(product(ar, br), product(ai, bi)), add(product(ar, bi), product(ai, br)));
+}
+
+Tensor real(const Tensor& t) { return is_complex(t.dtype()) ? select(view_as_real(t), -1, 0) : t; }
+
+Tensor imag(const Tensor& t) {
+  TP_CHECK(is_complex(t.dtype()), "[imag] imag is not implemented for tensors with non-complex dtypes.");
+  return select(view_as_real(t), -1, 1);
+}
+
+Tensor complex(const Tensor& re, const Tensor& im) {
+  check_parts("complex", re, im);
+  return join(re, im);
+}
+
+Tensor polar(const Tensor& abs, const Tensor& angle) {
+  check_parts("polar", abs, angle);
+  return join(mul(abs, cos(angle)), mul(abs, sin(angle)));
+}
+
+Tensor conj(const Tensor& t) {
+  if (!is_complex(t.dtype())) return t;
+  auto [re, im] = parts(t);
+  return join(re, neg(im));
+}
+
+Tensor angle(const Tensor& t) {
+  if (is_complex(t.dtype())) {
+    auto [re, im] = parts(t);
+    return atan2(im, re);
+  }
+  // A real number's angle is 0, or pi where it is negative (NaN stays NaN); it has no slope.
+  TP_CHECK_KIND(ErrorKind::NotImplemented, t.dtype() != ScalarType::Bool, "[angle] not implemented for 'bool'");
+  Tensor x = is_floating_point(t.dtype()) ? t : to(t, get_default_dtype());
+  return where(isnan(x), x, mul(to(lt(x, 0), x.dtype()), std::numbers::pi));
+}
+
+}  // namespace tp

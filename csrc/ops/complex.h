@@ -1,0 +1,26 @@
+#pragma once
+// Complex tensors computed on their parts. A complex element is a pair of floats, real part first,
+// and view_as_real shows a complex tensor as those pairs; each complex op here is written with
+// the real ops on the parts. Their broadcasting, dtype checks and gradients come with them: the
+// gradient of a real loss reaching a complex input is dL/dRe + i dL/dIm, PyTorch's convention (the
+// conjugate Wirtinger derivative, doubled).
+//
+// The real ops' entry points hand a complex computation here (binary.cpp, unary.cpp, reduce.cpp,
+// linalg.cpp); an op without a complex form fails there as "not implemented for 'complex64'".
+
+#include "dispatch/backend.h"
+#include "ops/ops.h"
+
+namespace tp {
+
+// a OP alpha * b in the complex dtype `dtype`, for the binary ops that have a complex form.
+Tensor complex_binary(BinaryOp op, const char* name, const Tensor& a, const Tensor& b, const Scalar& alpha,
+                      ScalarType dtype);
+// OP z for the unary ops that have a complex form (abs and the predicates return real or bool).
+Tensor complex_unary(UnaryOp op, const char* name, const Tensor& z);
+// The sum (or mean) of a complex tensor over dims (every dim when empty).
+Tensor complex_sum(const Tensor& z, IntArrayRef dims, bool keepdim, bool mean);
+// A matrix product (mm, bmm) of complex tensors: four real products.
+Tensor complex_product(const Tensor& a, const Tensor& b, Tensor (*product)(const Tensor&, const Tensor&));
+
+}  // namespace tp
