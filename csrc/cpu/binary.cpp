@@ -252,7 +252,7 @@ void CpuBackend::binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, 
 
 void CpuBackend::ternary(TernaryOp op, const Tensor& out, const Tensor& first, const Tensor& a, const Tensor& b,
                          const Scalar& value) {
-  visit_dtype("ternary op", out.dtype(), [&](auto t) {
+  visit_dtype<DTypes::AllAndComplex>("ternary op", out.dtype(), [&](auto t) {
     using T = decltype(t);
     using M = opmath_t<T>;
     auto loop = strided_loop(out, first, a, b);
@@ -269,25 +269,33 @@ void CpuBackend::ternary(TernaryOp op, const Tensor& out, const Tensor& first, c
         }
       });
     };
-    switch (op) {
-      case TernaryOp::Where:
+    // Complex tensors only move through where: their arithmetic runs on their parts (ops/complex.h).
+    if constexpr (is_complex_v<T>) {
+      if (op == TernaryOp::Where)
         return run([](const char* c, T x, T y) { return *reinterpret_cast<const bool*>(c) ? x : y; });
-      case TernaryOp::Lerp:
-        if constexpr (!std::is_integral_v<T>)
-          return run([](const char* self, T end, T w) {
-            return static_cast<T>(math::lerp<M>(M(*reinterpret_cast<const T*>(self)), M(end), M(w)));
+      fail_unsupported_dtype(op == TernaryOp::Lerp ? "lerp" : op == TernaryOp::AddCMul ? "addcmul" : "addcdiv",
+                             scalar_type_of<T>());
+    } else {
+      switch (op) {
+        case TernaryOp::Where:
+          return run([](const char* c, T x, T y) { return *reinterpret_cast<const bool*>(c) ? x : y; });
+        case TernaryOp::Lerp:
+          if constexpr (!std::is_integral_v<T>)
+            return run([](const char* self, T end, T w) {
+              return static_cast<T>(math::lerp<M>(M(*reinterpret_cast<const T*>(self)), M(end), M(w)));
+            });
+          break;
+        case TernaryOp::AddCMul:
+          return run([v = value.to<M>()](const char* self, T x, T y) {
+            return static_cast<T>(M(*reinterpret_cast<const T*>(self)) + v * M(x) * M(y));
           });
-        break;
-      case TernaryOp::AddCMul:
-        return run([v = value.to<M>()](const char* self, T x, T y) {
-          return static_cast<T>(M(*reinterpret_cast<const T*>(self)) + v * M(x) * M(y));
-        });
-      case TernaryOp::AddCDiv:
-        return run([v = value.to<M>()](const char* self, T x, T y) {
-          return static_cast<T>(M(*reinterpret_cast<const T*>(self)) + v * M(x) / M(y));
-        });
+        case TernaryOp::AddCDiv:
+          return run([v = value.to<M>()](const char* self, T x, T y) {
+            return static_cast<T>(M(*reinterpret_cast<const T*>(self)) + v * M(x) / M(y));
+          });
+      }
+      fail_unsupported_dtype("ternary op", scalar_type_of<T>());
     }
-    fail_unsupported_dtype("ternary op", scalar_type_of<T>());
   });
 }
 

@@ -621,7 +621,7 @@ Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, const Sca
 
 Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
   TP_AUTOCAST(addcdiv, self, t1, t2, value);
-  TP_CHECK(is_floating_point(t1.dtype()) || is_floating_point(t2.dtype()),
+  TP_CHECK(is_differentiable(t1.dtype()) || is_differentiable(t2.dtype()),
            "[addcdiv] Integer division with "
            "addcdiv is no longer supported, and in a future release addcdiv will perform a true division of "
            "tensor1 and tensor2.");

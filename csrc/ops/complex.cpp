@@ -75,6 +75,8 @@ Tensor complex_binary(BinaryOp op, const char* name, const Tensor& a, const Tens
       Tensor norm = add(mul(br, br), mul(bi, bi));
       return join(div(add(mul(ar, br), mul(ai, bi)), norm), div(sub(mul(ai, br), mul(ar, bi)), norm));
     }
+    case BinaryOp::Pow:  // a^b = e^(b log a)
+      return exp(mul(to(other, dtype), log(to(a, dtype))));
     case BinaryOp::Eq:
       return logical_and(eq(ar, br), eq(ai, bi));
     case BinaryOp::Ne:
@@ -105,10 +107,33 @@ Tensor complex_unary(UnaryOp op, const char* name, const Tensor& z) {
       Tensor norm = add(mul(re, re), mul(im, im));
       return join(div(re, norm), neg(div(im, norm)));
     }
+    case UnaryOp::Rsqrt:
+      return reciprocal(sqrt(z));
+    case UnaryOp::Exp2:
+      return exp(mul(z, std::numbers::ln2));
+    case UnaryOp::Log2:
+      return div(log(z), std::numbers::ln2);
+    case UnaryOp::Log10:
+      return div(log(z), std::numbers::ln10);
     case UnaryOp::Sin:
       return join(mul(sin(re), cosh(im)), mul(cos(re), sinh(im)));
     case UnaryOp::Cos:
       return join(mul(cos(re), cosh(im)), neg(mul(sin(re), sinh(im))));
+    case UnaryOp::Tan:
+      return div(sin(z), cos(z));
+    case UnaryOp::Sinh:
+      return join(mul(sinh(re), cos(im)), mul(cosh(re), sin(im)));
+    case UnaryOp::Cosh:
+      return join(mul(cosh(re), cos(im)), mul(sinh(re), sin(im)));
+    case UnaryOp::Tanh: {
+      // (sinh 2re + i sin 2im) / (cosh 2re + cos 2im), divided through by cosh 2re so that a large
+      // real part gives +-1 rather than inf / inf.
+      Tensor twice_re = mul(re, 2), twice_im = mul(im, 2), cosh_re = cosh(twice_re);
+      Tensor scale = add(div(cos(twice_im), cosh_re), 1);
+      return join(div(tanh(twice_re), scale), div(div(sin(twice_im), cosh_re), scale));
+    }
+    case UnaryOp::Sigmoid:
+      return reciprocal(add(exp(neg(z)), 1));
     case UnaryOp::IsNan:
       return logical_or(isnan(re), isnan(im));
     case UnaryOp::IsInf:
@@ -131,6 +156,37 @@ Tensor complex_sum(const Tensor& z, IntArrayRef dims, bool keepdim, bool mean) {
   Tensor pairs = view_as_real(z);
   return from_pairs(mean ? tp::mean(pairs, named, keepdim) : sum(pairs, named, keepdim));
 }
+
+Tensor complex_prod(const Tensor& z, std::optional<int64_t> dim, bool keepdim) {
+  if (!dim) return complex_prod(reshape(z, {-1}), 0, false);
+  const int64_t d = wrap_dim("prod", *dim, z.dim());
+  // Neighbours multiplied pairwise, halving the dim each round (an odd one out waits a round).
+  Tensor rest = z;
+  while (rest.size(d) > 1) {
+    const int64_t half = rest.size(d) / 2;
+    Tensor paired = mul(narrow(rest, d, 0, half), narrow(rest, d, half, half));
+    rest = rest.size(d) % 2 ? cat({paired, narrow(rest, d, 2 * half, 1)}, d) : paired;
+  }
+  if (rest.size(d) == 0) {  // the empty product
+    Shape sizes(z.sizes().begin(), z.sizes().end());
+    sizes[d] = 1;
+    rest = ones(sizes, z.dtype(), z.device());
+  }
+  return keepdim ? rest : squeeze(rest, IntArrayRef{d});
+}
+
+Tensor complex_pow(const Tensor& z, const Scalar& exponent) {
+  if (!exponent.is_complex()) {  // exact forms of the common exponents, as PyTorch's kernel has
+    const double p = exponent.to_double();
+    if (p == 2) return mul(z, z);
+    if (p == 1) return clone(z);
+    if (p == 0) return ones_like(z);
+    if (p == 0.5) return sqrt(z);
+  }
+  return exp(mul(log(z), exponent));
+}
+
+Tensor complex_pow(const Scalar& base, const Tensor& z) { return exp(mul(z, Scalar(std::log(base.to_complex())))); }
 
 Tensor complex_product(const Tensor& a, const Tensor& b, Tensor (*product)(const Tensor&, const Tensor&)) {
   auto [ar, ai] = parts(a);

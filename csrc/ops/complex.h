@@ -20,6 +20,11 @@ Tensor complex_binary(BinaryOp op, const char* name, const Tensor& a, const Tens
 Tensor complex_unary(UnaryOp op, const char* name, const Tensor& z);
 // The sum (or mean) of a complex tensor over dims (every dim when empty).
 Tensor complex_sum(const Tensor& z, IntArrayRef dims, bool keepdim, bool mean);
+// The product over dim (every element when none).
+Tensor complex_prod(const Tensor& z, std::optional<int64_t> dim, bool keepdim);
+// z ** exponent, base ** z.
+Tensor complex_pow(const Tensor& z, const Scalar& exponent);
+Tensor complex_pow(const Scalar& base, const Tensor& z);
 // A matrix product (mm, bmm) of complex tensors: four real products.
 Tensor complex_product(const Tensor& a, const Tensor& b, Tensor (*product)(const Tensor&, const Tensor&));
 

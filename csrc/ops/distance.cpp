@@ -48,7 +48,7 @@ Tensor dist(const Tensor& a, const Tensor& b, double p) {
   // a - b promotes (int64 with float16 is float16), as in PyTorch; the norm needs a floating dtype.
   return with_op_name("dist", [&] {
     Tensor difference = sub(a, b);
-    TP_CHECK(is_floating_point(difference.dtype()), "[dist] input dtype should be either floating point or complex. ",
+    TP_CHECK(is_differentiable(difference.dtype()), "[dist] input dtype should be either floating point or complex. ",
              "Got ", name(difference.dtype()), " instead.");
     return linalg_vector_norm(difference, p);
   });

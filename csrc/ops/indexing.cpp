@@ -445,10 +445,6 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
   Tensor cond = to(condition, device, ScalarType::Bool);
   ScalarType dtype = result_type(a, b);
   Shape shape = broadcast_shapes("where", broadcast_shapes("where", cond.sizes(), a.sizes()), b.sizes());
-  if (is_complex(dtype)) {  // chooses between pairs of parts
-    Tensor pairs = where(unsqueeze(cond, -1), view_as_real(to(a, device, dtype)), view_as_real(to(b, device, dtype)));
-    return view_as_complex(contiguous(pairs));
-  }
   autograd::Record<WhereBackward> record({nullptr, &a, &b}, cond);
   Tensor out = a.device() == device ? elementwise_output(shape, dtype, a) : empty(shape, dtype, device);
   auto operand = [&](const Tensor& t) { return expand(to(t, device, dtype), shape); };

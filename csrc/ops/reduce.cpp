@@ -160,7 +160,9 @@ ScalarType accumulation_dtype(const Tensor& t, OptionalDType dtype) {
   return is_differentiable(t.dtype()) ? t.dtype() : ScalarType::Int64;
 }
 
+// The ops below take real floating tensors; those with a complex form hand complex ones on first.
 void check_floating(const char* op, const Tensor& t, const char* what) {
+  if (is_complex(t.dtype())) fail_unsupported_dtype(op, t.dtype());
   TP_CHECK(is_floating_point(t.dtype()), "[", op, "] ", what, " Got ", name(t.dtype()));
 }
 
@@ -235,6 +237,7 @@ Tensor sum_to_size(const Tensor& t, IntArrayRef shape) {
 
 Tensor prod(const Tensor& t, std::optional<int64_t> dim, bool keepdim, OptionalDType dtype) {
   TP_AUTOCAST(prod, t, dim, keepdim, dtype);
+  if (is_complex(accumulation_dtype(t, dtype))) return complex_prod(to(t, accumulation_dtype(t, dtype)), dim, keepdim);
   Shape dims;
   if (dim) dims.push_back(*dim);
   std::vector<bool> mask = dim_mask("prod", dims, t.dim());
@@ -301,6 +304,8 @@ Tensor argmin(const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
 
 Tensor var(const Tensor& t, IntArrayRef dims, double correction, bool keepdim) {
   TP_AUTOCAST(var, t, dims, correction, keepdim);
+  // A complex tensor's variance is its parts' variances added: |z - mean|^2 = re^2 + im^2.
+  if (is_complex(t.dtype())) return add(var(real(t), dims, correction, keepdim), var(imag(t), dims, correction, keepdim));
   check_floating("var", t, "std and var only support floating point and complex dtypes.");
   std::vector<bool> mask = dim_mask("var", dims, t.dim());
   int64_t count = 1;
@@ -317,6 +322,7 @@ Tensor var(const Tensor& t, IntArrayRef dims, double correction, bool keepdim) {
 
 Tensor std(const Tensor& t, IntArrayRef dims, double correction, bool keepdim) {
   TP_AUTOCAST(std, t, dims, correction, keepdim);
+  if (is_complex(t.dtype())) return sqrt(var(t, dims, correction, keepdim));
   check_floating("std", t, "std and var only support floating point and complex dtypes.");
   dim_mask("std", dims, t.dim());  // so a bad dim is reported as std's
   return sqrt(var(t, dims, correction, keepdim));
@@ -418,12 +424,19 @@ Tensor singular_value_norm(const Tensor& t, std::string_view ord, int64_t rows, 
 
 Tensor norm(const Tensor& t, double p, IntArrayRef dims, bool keepdim) {
   TP_AUTOCAST(norm, t, p, dims, keepdim);
+  if (is_complex(t.dtype())) return norm(abs(t), p, dims, keepdim);  // the norm of the magnitudes
   check_floating("norm", t, "Expected a floating point or complex tensor as input.");
   return accumulated_norm("norm", t, p, dim_mask("norm", dims, t.dim()), keepdim, t.dtype());
 }
 
 Tensor linalg_vector_norm(const Tensor& t, double ord, IntArrayRef dims, bool keepdim, OptionalDType dtype) {
   TP_AUTOCAST(linalg_vector_norm, t, ord, dims, keepdim, dtype);
+  if (is_complex(t.dtype())) {  // the norm of the magnitudes; a dtype names the complex type to compute in
+    TP_CHECK(!dtype || is_complex(*dtype), "[linalg.vector_norm] dtype should be complex for a complex input, got ",
+             name(*dtype));
+    Tensor magnitudes = abs(dtype ? to(t, *dtype) : t);
+    return linalg_vector_norm(magnitudes, ord, dims, keepdim);
+  }
   check_floating("linalg.vector_norm", t, "Expected a floating point or complex tensor as input.");
   if (dtype) {
     TP_CHECK(is_floating_point(*dtype), "[linalg.vector_norm] dtype should be floating point, got ", name(*dtype));
@@ -578,6 +591,7 @@ class SoftmaxBackward final : public autograd::Node {
 Tensor cumsum(const Tensor& t, int64_t dim, OptionalDType dtype) {
   TP_AUTOCAST(cumsum, t, dim, dtype);
   int64_t d = wrap_dim("cumsum", dim, t.dim());
+  if (is_complex(accumulation_dtype(t, dtype))) return view_as_complex(cumsum(view_as_real(to(t, accumulation_dtype(t, dtype))), d));
   autograd::Record<CumsumBackward> record({&t}, d);
   Tensor in = to(t, accumulation_dtype(t, dtype));
   Tensor out = empty(t.sizes(), in.dtype(), t.device());

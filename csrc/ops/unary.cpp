@@ -342,6 +342,7 @@ Tensor pow(const Tensor& a, const Scalar& exponent) {
   TP_AUTOCAST(pow, a, exponent);
   ScalarType dtype = result_type(a, exponent);
   if (dtype == ScalarType::Bool) fail_unsupported_dtype("pow", dtype);
+  if (is_complex(dtype)) return complex_pow(to(a, dtype), exponent);
   TP_CHECK(is_floating_point(dtype) || exponent.is_floating_point() || exponent.to_int() >= 0,
            "[pow] Integers to negative integer powers are not allowed.");
   return run_unary(kPow, a, dtype, unary::Exponent{exponent.to_double()});
@@ -360,6 +361,7 @@ Tensor pow(const Scalar& base, const Tensor& exponent) {
   TP_AUTOCAST(pow, base, exponent);
   ScalarType dtype = result_type(exponent, base);
   if (dtype == ScalarType::Bool) fail_unsupported_dtype("pow", dtype);
+  if (is_complex(dtype)) return complex_pow(base, to(exponent, dtype));
   return run_unary(kRPow, exponent, dtype, unary::Base{base.to_double()});
 }
 

@@ -168,7 +168,8 @@ def test_binary_ops(op, dtype, other):
         check(x, getattr(a.clone(), op + "_")(b_theirs))
 
 
-@pytest.mark.parametrize("op", ["neg", "exp", "log", "sqrt", "reciprocal", "sin", "cos", "abs", "angle", "conj",
+@pytest.mark.parametrize("op", ["neg", "exp", "exp2", "log", "log2", "log10", "sqrt", "rsqrt", "reciprocal", "sin",
+                                "cos", "tan", "sinh", "cosh", "tanh", "sigmoid", "square", "abs", "angle", "conj",
                                 "sgn", "isnan", "isfinite", "isinf"])
 @pytest.mark.parametrize("dtype", COMPLEX)
 def test_unary_ops(op, dtype):
@@ -177,6 +178,29 @@ def test_unary_ops(op, dtype):
     z[1, 1] = complex(float("inf"), 0) if op.startswith("is") else 0j
     z[1, 2] = 0j
     check(getattr(tp, op)(ours(z)), getattr(torch, op)(z).resolve_conj())
+
+
+def test_tanh_of_a_large_real_part_is_one():
+    z = torch.tensor([40 + 1j, -40 - 3j, 400 + 0.5j], dtype=torch.complex128)
+    check(tp.tanh(ours(z)), torch.tanh(z))
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("exponent", [2, 3, 0.5, 0, 1, -1.5, 1 + 1j, "tensor", "real_base", "number_base"])
+def test_pow(dtype, exponent):
+    z = sample((3, 4), dtype)
+    if exponent == "tensor":
+        w = sample((4,), dtype, 1)
+        check(ours(z) ** ours(w), z ** w)
+    elif exponent == "real_base":
+        x = sample((4,), "float32", 1).abs()
+        check(ours(x) ** ours(z), x ** z)
+    elif exponent == "number_base":
+        check(2.5 ** ours(z), 2.5 ** z)
+        check((1 - 1j) ** ours(z), (1 - 1j) ** z)
+    else:
+        check(ours(z) ** exponent, z ** exponent)
+        check(ours(z).pow_(exponent), z.clone().pow_(exponent))
 
 
 @pytest.mark.parametrize("dtype", COMPLEX)
@@ -232,7 +256,8 @@ def test_complex_errors_name_the_dtypes():
 
 def test_ops_without_a_complex_form_say_so():
     z = tp.ones(3, dtype=tp.complex64)
-    for op in (lambda: z < z, lambda: z.sign(), lambda: z.relu(), lambda: z.floor(), lambda: z.prod()):
+    for op in (lambda: z < z, lambda: z.sign(), lambda: z.relu(), lambda: z.floor(), lambda: z.asin(),
+               lambda: z.amax(), lambda: tp.linalg.matrix_norm(z.reshape(1, 3))):
         with pytest.raises(NotImplementedError, match="complex64"):
             op()
     with pytest.raises(RuntimeError, match="In-place abs is not supported for complex tensors"):
@@ -254,6 +279,26 @@ def test_sum_and_mean(dtype, dims, keepdim):
         check(ours(z).sum(), z.sum())
         check(ours(z).mean(), z.mean())
     check(ours(z.real).sum(dtype=tp.complex128), z.real.sum(dtype=torch.complex128))
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("dim", [None, 0, 1, -1])
+def test_prod_cumsum_and_spreads(dtype, dim):
+    z = sample((3, 5, 4), dtype) * 0.8
+    if dim is None:
+        check(ours(z).prod(), z.prod())
+        check(ours(z).var(), z.var())
+        check(ours(z).std(), z.std())
+        check(ours(z).norm(), z.norm())
+        check(tp.linalg.vector_norm(ours(z), 3), torch.linalg.vector_norm(z, 3))
+    else:
+        check(ours(z).prod(dim), z.prod(dim))
+        check(ours(z).prod(dim, keepdim=True), z.prod(dim, keepdim=True))
+        check(ours(z).cumsum(dim), z.cumsum(dim))
+        check(ours(z).var(dim, correction=0), z.var(dim, correction=0))
+        check(ours(z).std(dim, keepdim=True), z.std(dim, keepdim=True))
+    check(tp.dist(ours(z), ours(z) * 1j), torch.dist(z, z * 1j))
+    check(ours(z[:, :0]).prod(1), z[:, :0].prod(1))
 
 
 @pytest.mark.parametrize("dtype", COMPLEX)
@@ -394,7 +439,8 @@ COMPLEX_FUNCTIONS = {
     "to_real": lambda z, w: (z.abs() + w.angle(), z.real * w.imag),
     "from_real": lambda z, w: tp.polar(z.abs(), w.real) if isinstance(z, tp.Tensor)
     else torch.polar(z.abs(), w.real),
-    "reductions": lambda z, w: (z.sum(0), w.mean()),
+    "reductions": lambda z, w: (z.sum(0), w.mean(), z.prod(), w.var()),
+    "powers": lambda z, w: (z ** w, z ** 2.5, 1.5 ** w, z.tanh(), w.sigmoid()),
     "views": lambda z, w: tp.view_as_complex(tp.view_as_real(z).flip(-1).contiguous()) * w
     if isinstance(z, tp.Tensor) else torch.view_as_complex(torch.view_as_real(z).flip(-1).contiguous()) * w,
 }
@@ -424,3 +470,28 @@ def test_gradcheck_catches_a_wrong_complex_gradient():
 
     z = ours(sample((3,), "complex128")).requires_grad_()
     assert not tp.autograd.gradcheck(Conjugated.apply, (z,), raise_exception=False)
+
+
+def test_testing_helpers_know_complex():
+    z = tp.tensor([1 + 2j, 3j])
+    tp.testing.assert_close(z, z + 1e-7j)
+    with pytest.raises(AssertionError, match="not close"):
+        tp.testing.assert_close(z, z + 1e-3j)
+    m = tp.testing.make_tensor((50,), dtype=tp.complex128, device="cpu", low=-1, high=1, requires_grad=True)
+    assert m.dtype == tp.complex128 and m.requires_grad
+    assert m.real.abs().max().item() <= 1 and m.imag.abs().max().item() <= 1 and m.imag.abs().sum().item() > 0
+
+
+def test_masked_writes_and_selection():
+    z = sample((4, 3), "complex64")
+    mask = z.real > 0
+    expected = z.clone()
+    expected[mask] = 2j
+    got = ours(z)
+    got[ours(mask)] = 2j
+    check(got, expected)
+    check(tp.where(ours(mask), ours(z), 1.5), torch.where(mask, z, 1.5))
+    check(ours(z).masked_fill(ours(mask), 1 - 1j), z.masked_fill(mask, 1 - 1j))
+    for op in (lambda m, x: m.addcmul(x, x, x), lambda m, x: m.lerp(x, x, 0.5)):
+        with pytest.raises(NotImplementedError, match="complex64"):
+            op(tp, ours(z))

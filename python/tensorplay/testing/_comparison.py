@@ -23,6 +23,8 @@ _DTYPE_PRECISIONS = {
     _C.bfloat16: (1.6e-2, 1e-5),
     _C.float32: (1.3e-6, 1e-5),
     _C.float64: (1e-7, 1e-7),
+    _C.complex64: (1.3e-6, 1e-5),
+    _C.complex128: (1e-7, 1e-7),
 }
 
 # The looser table of the deprecated assert_allclose; bfloat16 is absent from it in PyTorch too.
@@ -32,9 +34,8 @@ _ALLCLOSE_PRECISIONS = {
     _C.float64: (1e-5, 1e-8),
 }
 
-# Python numbers take the tolerances of the dtype they become as tensors. complex has no tensorplay dtype; its
-# PyTorch dtype, complex128, has float64's tolerances.
-_NUMBER_DTYPES = {int: _C.int64, float: _C.float64, complex: _C.float64}
+# Python numbers take the tolerances of the dtype they become as tensors.
+_NUMBER_DTYPES = {int: _C.int64, float: _C.float64, complex: _C.complex128}
 
 
 def _item(path):
@@ -124,7 +125,7 @@ def _tensor_mismatch_message(actual, expected, matches, rtol, atol):
     total = matches.numel()
     mismatched = total - int(tp.sum(matches))
     actual, expected, matches = actual.flatten(), expected.flatten(), matches.flatten()
-    if not actual.dtype.is_floating_point:
+    if not (actual.dtype.is_floating_point or actual.dtype.is_complex):
         # Differences of integers and bools are taken in int64, where they cannot wrap around.
         actual, expected = actual.to(_C.int64), expected.to(_C.int64)
     abs_diff = tp.abs(actual - expected)

@@ -53,6 +53,9 @@ def _random_values(shape, dtype, device, low, high):
         if high - low >= info.max:
             return values.uniform_(low / 2, high / 2).mul_(2)
         return values.uniform_(low, high)
+    if dtype.is_complex:  # each part drawn as its real dtype's values are
+        parts = dtype.to_real()
+        return tp.complex(_random_values(shape, parts, device, low, high), _random_values(shape, parts, device, low, high))
     raise TypeError(f"The requested dtype '{dtype}' is not supported by tensorplay.testing.make_tensor().")
 
 
@@ -85,7 +88,7 @@ def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad=False,
             result = result.clone(memory_format=memory_format)
 
     if exclude_zero:
-        result[result == 0] = 1 if dtype not in _FLOATING_TYPES else finfo(dtype).tiny
-    if dtype in _FLOATING_TYPES:
+        result[result == 0] = 1 if dtype not in _FLOATING_TYPES and not dtype.is_complex else finfo(dtype).tiny
+    if dtype in _FLOATING_TYPES or dtype.is_complex:
         result.requires_grad = requires_grad
     return result
