@@ -147,6 +147,7 @@ Tensor complex_unary(UnaryOp op, const char* name, const Tensor& z) {
 
 Tensor complex_sum(const Tensor& z, IntArrayRef dims, bool keepdim, bool mean) {
   // The pairs' last dim is not summed: every dim of z is named, counted from the front.
+  if (z.dim() == 0) return clone(z);  // (the pairs' only dim is theirs)
   Shape named;
   if (dims.empty()) {
     for (int64_t d = 0; d < z.dim(); ++d) named.push_back(d);

@@ -591,7 +591,10 @@ class SoftmaxBackward final : public autograd::Node {
 Tensor cumsum(const Tensor& t, int64_t dim, OptionalDType dtype) {
   TP_AUTOCAST(cumsum, t, dim, dtype);
   int64_t d = wrap_dim("cumsum", dim, t.dim());
-  if (is_complex(accumulation_dtype(t, dtype))) return view_as_complex(cumsum(view_as_real(to(t, accumulation_dtype(t, dtype))), d));
+  if (is_complex(accumulation_dtype(t, dtype))) {  // the pairs summed along d (a 0-dim tensor is its own sum)
+    Tensor z = to(t, accumulation_dtype(t, dtype));
+    return t.dim() == 0 ? clone(z) : view_as_complex(cumsum(view_as_real(z), d));
+  }
   autograd::Record<CumsumBackward> record({&t}, d);
   Tensor in = to(t, accumulation_dtype(t, dtype));
   Tensor out = empty(t.sizes(), in.dtype(), t.device());

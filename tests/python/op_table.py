@@ -24,10 +24,12 @@ FLOAT_DTYPES = ("float32", "float64", "float16", "bfloat16")
 INT_DTYPES = ("int8", "int16", "int32", "int64", "uint8")
 ALL_DTYPES = FLOAT_DTYPES + INT_DTYPES + ("bool",)
 LINALG_DTYPES = ("float32", "float64", "bfloat16", "float16", "int64")
+# The ops with a complex form (op_table_complex.ALSO_COMPLEX) run in these too.
+COMPLEX_DTYPES = ("complex64", "complex128")
 # Broadcast, 0-dim, empty and non-contiguous inputs, and the many dim=/keepdim= forms of a
 # reduction, take code paths that do not depend on the dtype: they run in a float, a 16-bit float
 # and an integer dtype. The plain samples run in every dtype the op lists.
-LAYOUT_DTYPES = ("float32", "bfloat16", "int64")
+LAYOUT_DTYPES = ("float32", "bfloat16", "int64", "complex64")
 # Python's operators reach the kernels that the functions test in every dtype; these cover a
 # float, a 16-bit float, an integer and bool.
 OPERATOR_DTYPES = ("float32", "bfloat16", "int64", "bool")
@@ -37,6 +39,7 @@ SHAPE_DTYPES = ("float32", "bfloat16", "int8", "int64", "bool")
 NUMPY_DTYPES = {
     "float32": np.float32, "float64": np.float64, "float16": np.float16, "bfloat16": ml_dtypes.bfloat16,
     "int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64, "uint8": np.uint8, "bool": np.bool_,
+    "complex64": np.complex64, "complex128": np.complex128,
 }
 
 # (rtol, atol) by the dtype of the result. float16 keeps 11 significant bits and bfloat16 8, so a
@@ -47,6 +50,8 @@ TOLERANCES = {
     "float32": (1.3e-6, 1e-5),
     "float16": (1e-3, 1e-5),
     "bfloat16": (1.6e-2, 1e-5),
+    "complex64": (1.3e-6, 1e-5),
+    "complex128": (1e-7, 1e-7),
 }
 
 # Floats that exercise NaN/inf handling, signed zero and round-half-to-even.
@@ -108,6 +113,10 @@ class Maker:
         lo, hi = domain or self.domain
         if dtype == "bool":
             values = np.ones(shape, bool) if nonzero else self.rng.random(shape) < 0.5
+        elif dtype in COMPLEX_DTYPES:  # both parts in the domain
+            values = self.rng.uniform(lo, hi, shape) + 1j * self.rng.uniform(lo, hi, shape)
+            if nonzero:
+                values = np.where(np.abs(values) < 0.25, 0.25 + 0.25j, values)
         elif dtype in INT_DTYPES or self.integers:
             if dtype in INT_DTYPES:
                 info = np.iinfo(NUMPY_DTYPES[dtype])
@@ -1369,7 +1378,13 @@ TABLE += (op_table_activation.ROWS + op_table_loss.ROWS + op_table_normalization
 import op_table_creation, op_table_indexing, op_table_nn_ops, op_table_pointwise, op_table_shape  # noqa: E402
 import op_table_linalg, op_table_statistics  # noqa: E402
 
+import op_table_complex  # noqa: E402
+
 COMPOSITE_FAMILIES = (op_table_creation, op_table_indexing, op_table_linalg, op_table_nn_ops, op_table_pointwise,
-                      op_table_shape, op_table_statistics)
+                      op_table_shape, op_table_statistics, op_table_complex)
 for _family in COMPOSITE_FAMILIES:
     TABLE += _family.ROWS
+assert op_table_complex.ALSO_COMPLEX <= {_op.label for _op in TABLE}, "ALSO_COMPLEX names rows the table lacks"
+for _op in TABLE:
+    if _op.label in op_table_complex.ALSO_COMPLEX and COMPLEX_DTYPES[0] not in _op.dtypes:  # (rows repeat)
+        _op.dtypes = tuple(_op.dtypes) + COMPLEX_DTYPES

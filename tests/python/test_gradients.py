@@ -11,6 +11,9 @@ result is floating and differentiable with respect to at least one floating tens
 * test_gradient_dtypes (`dtype-<op>-<sample>`): samples whose floating inputs differ in dtype (float32 op
   float64, ...) or whose result has another dtype (dtype=float64), and casts (x.to(bfloat16), ...): each input's
   gradient has that input's dtype, and agrees with torch.
+* test_complex_gradients (`complex-<op>-<sample>`): the ops that run in complex dtypes, on complex128 inputs
+  (complex64 samples widened): complex gradcheck (each input and output counted as its real and imaginary
+  parts), and each input's gradient against torch's for a complex upstream gradient.
 
 Each op runs on a few of its own samples (see select_samples): the first usable one, a broadcast one and a
 non-contiguous one where the table has them, and the extras in EXTRA_SAMPLES. A sample is usable when torch
@@ -37,7 +40,7 @@ from op_table import NUMPY_DTYPES, TABLE, TOLERANCES, DType, Maker, Op, S, Sampl
 from shared import run_isolated
 
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
-FLOATING = ("float16", "bfloat16", "float32", "float64")
+FLOATING = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128")
 
 # ---------------------------------------------------------------------------------------------
 # Which ops of the table are differentiable. Every op (by its label in the table) is in exactly one list.
@@ -112,6 +115,8 @@ GRADIENT_OPS = """
 for family in op_table.COMPOSITE_FAMILIES:
     GRADIENT_OPS += family.GRADIENT_LABELS
     NOT_DIFFERENTIABLE.update(family.NOT_DIFFERENTIABLE)
+# Rows whose differentiable inputs are complex only (view_as_real, ...): checked by the complex checks alone.
+COMPLEX_ONLY_GRADIENT_OPS = op_table.op_table_complex.COMPLEX_ONLY_GRADIENT_LABELS
 
 # Samples run besides the automatic choice, where the first usable sample misses the op's own backward path.
 EXTRA_SAMPLES = {
@@ -269,7 +274,7 @@ def substitute(m, value, leaves):
 def floating_outputs(result):
     """The floating tensors of a result (a tensor, or a tuple/list/namedtuple of them), in order."""
     if isinstance(result, (torch.Tensor, tensorplay.Tensor)):
-        return [result] if result.is_floating_point() else []
+        return [result] if result.is_floating_point() or result.is_complex() else []
     if isinstance(result, (tuple, list)):
         return [t for r in result for t in floating_outputs(r)]
     return []
@@ -321,9 +326,13 @@ def op_samples(op, dtype, integers):
 def upstream(case, outputs):
     """A fixed random gradient for each output (standard normal values, in the output's dtype)."""
     rng = np.random.default_rng(zlib.crc32(case.id.encode()))
-    return [rng.standard_normal(tuple(o.shape)).astype(np.float32 if o.dtype == torch.bfloat16 else
-                                                      NUMPY_DTYPES[dtype_name(o)])
-            for o in outputs]
+
+    def seed(o):
+        values = rng.standard_normal(tuple(o.shape))
+        if o.is_complex():
+            values = values + 1j * rng.standard_normal(tuple(o.shape))
+        return np.asarray(values).astype(np.float32 if o.dtype == torch.bfloat16 else NUMPY_DTYPES[dtype_name(o)])
+    return [seed(o) for o in outputs]
 
 
 def dtype_name(t):
@@ -353,7 +362,7 @@ def torch_gradient_kind(case):
     if sum(o.numel() for o in outputs) == 0 or sum(x.numel() for x in leaves) == 0:
         return "empty"
     values = [o.detach() for o in outputs] + [g for g in grads if g is not None]
-    if not all(torch.isfinite(v.double()).all() for v in values):
+    if not all(torch.isfinite(v if v.is_complex() else v.double()).all() for v in values):
         return "nonfinite"
     return "zero" if all(g is None or not g.any() for g in grads) else "nonzero"
 
@@ -572,11 +581,13 @@ def test_gradcheck(case):
 # gradient is compared at the loosest tolerance of its own dtype and the outputs' dtypes.
 GRAD_TOLERANCES = {
     "float64": (1e-7, 1e-9),
+    "complex128": (1e-7, 1e-9),
     "float32": (1e-4, 1e-5),
+    "complex64": (1e-4, 1e-5),
     "float16": (2e-3, 2e-3),
     "bfloat16": (1.6e-2, 1e-2),
 }
-PRECISION_ORDER = ("float64", "float32", "float16", "bfloat16")  # from the most precise
+PRECISION_ORDER = ("float64", "complex128", "float32", "complex64", "float16", "bfloat16")  # the most precise first
 
 
 def gradient_tolerance(grad_dtype, output_dtypes):
@@ -586,8 +597,8 @@ def gradient_tolerance(grad_dtype, output_dtypes):
 def as_float64(t):
     t = t.detach()
     if isinstance(t, torch.Tensor):
-        return t.double().numpy()
-    return np.asarray(t.numpy()).astype(np.float64)
+        return (t.resolve_conj().to(torch.complex128) if t.is_complex() else t.double()).numpy()
+    return np.asarray(t.numpy()).astype(np.complex128 if t.is_complex() else np.float64)
 
 
 def fmt(array):
@@ -659,6 +670,49 @@ def test_gradient_dtypes(case):
 
 
 # ---------------------------------------------------------------------------------------------
+# 4. Complex gradients
+
+def in_complex128(sample):
+    """The sample with its complex arrays in complex128 and its real floating ones in float64."""
+    def widen(value):
+        if isinstance(value, View):
+            return View(widen(value.base), value.view)
+        if is_floating(value):
+            return value.astype(np.complex128 if np.iscomplexobj(value) else np.float64)
+        if isinstance(value, list):
+            return [widen(v) for v in value]
+        if isinstance(value, dict):
+            return {k: widen(v) for k, v in value.items()}
+        return value
+    return Sample(sample.label, widen(list(sample.args)), widen(sample.kwargs))
+
+
+def complex_cases(op):
+    """The op's complex64 samples widened to complex128, picked as gradcheck_cases picks them; only samples
+    with a complex input count."""
+    cases = [GradCase(f"complex-{op.label}-{s.label}", op, in_complex128(s))
+             for s in op_samples(op, "complex64", integers=False)]
+    cases = [c for c in cases if any(np.iscomplexobj(a) for a in c.arrays)]
+    return select_samples(cases, lambda c: all(a.size <= GRADCHECK_MAX_ELEMENTS for a in c.arrays) and
+                          torch_gradient_kind(c) in ("zero", "nonzero") and torch_gradcheck_passes(c))
+
+
+COMPLEX_GRADIENT_TABLE_OPS = [op for op in TABLE if (op.label in GRADIENT_OPS or op.label in
+                                                     COMPLEX_ONLY_GRADIENT_OPS) and "complex64" in op.dtypes]
+COMPLEX_CASES = [c for op in COMPLEX_GRADIENT_TABLE_OPS for c in complex_cases(op)]
+
+
+def check_complex(case):
+    check_gradcheck(case)
+    check_against_torch(case)
+
+
+@pytest.mark.parametrize("case", params(COMPLEX_CASES))
+def test_complex_gradients(case):
+    checked(check_complex, case)
+
+
+# ---------------------------------------------------------------------------------------------
 # The lists must keep covering the table.
 
 @functools.cache
@@ -670,11 +724,12 @@ def torch_kinds(label):
 
 def test_every_table_op_is_classified():
     labels = [op.label for op in TABLE]
-    both = sorted(set(GRADIENT_OPS) & set(NOT_DIFFERENTIABLE))
-    assert not both, f"listed both as differentiable and not: {both}"
-    unknown = sorted((set(GRADIENT_OPS) | set(NOT_DIFFERENTIABLE)) - set(labels))
+    both = sorted(set(GRADIENT_OPS) & set(NOT_DIFFERENTIABLE) | set(GRADIENT_OPS) & set(COMPLEX_ONLY_GRADIENT_OPS))
+    assert not both, f"listed both as differentiable and not, or twice: {both}"
+    listed = set(GRADIENT_OPS) | set(NOT_DIFFERENTIABLE) | set(COMPLEX_ONLY_GRADIENT_OPS)
+    unknown = sorted(listed - set(labels))
     assert not unknown, f"not in the table: {unknown}"
-    unlisted = [label for label in labels if label not in GRADIENT_OPS and label not in NOT_DIFFERENTIABLE]
+    unlisted = [label for label in labels if label not in listed]
     assert not unlisted, f"table ops in neither GRADIENT_OPS nor NOT_DIFFERENTIABLE: {unlisted}"
     assert all(NOT_DIFFERENTIABLE.values()), "every exclusion needs its reason"
 
@@ -684,6 +739,8 @@ def test_differentiable_list_covers_every_floating_op():
     an excluded op must have no nonzero torch gradient; a listed op must have a floating, differentiable result."""
     missing, wrongly_excluded, not_differentiable = [], [], []
     for op in TABLE:
+        if op.label in COMPLEX_ONLY_GRADIENT_OPS:
+            continue
         kinds = set(torch_kinds(op.label).values())
         if op.label in GRADIENT_OPS:
             if not kinds & {"zero", "nonzero"}:
@@ -712,6 +769,9 @@ def test_every_differentiable_op_has_cases():
         if layouts(TORCH_CASES) - layouts(GRADCHECK_CASES):
             missing = sorted(layouts(TORCH_CASES) - layouts(GRADCHECK_CASES))
             problems.append(f"{label}: gradcheck lacks {missing} samples")
+    for op in COMPLEX_GRADIENT_TABLE_OPS:
+        if not any(c.op is op for c in COMPLEX_CASES):
+            problems.append(f"{op.label}: no complex case")
     for label, extras in EXTRA_SAMPLES.items():
         for extra in extras:
             if not any(c.op.label == label and c.sample.label == extra for c in TORCH_CASES):

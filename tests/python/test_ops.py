@@ -16,7 +16,7 @@ import pytest
 import torch
 
 import tensorplay
-from op_table import FLOAT_DTYPES, TABLE, TOLERANCES, DType, Maker, Op, Sample, View
+from op_table import COMPLEX_DTYPES, FLOAT_DTYPES, TABLE, TOLERANCES, DType, Maker, Op, Sample, View
 from shared import run_isolated
 
 # NotImplementedError first: it is a subclass of RuntimeError.
@@ -166,7 +166,7 @@ def assert_same(actual, expected, dtype_tol, where="result"):
         got, want = to_numpy(actual), to_numpy(expected)
         name = dtype_name(expected)
         try:
-            if name in FLOAT_DTYPES:
+            if name in FLOAT_DTYPES + COMPLEX_DTYPES:
                 rtol, atol = dtype_tol.get(name, TOLERANCES[name])
                 np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
             else:
