@@ -164,6 +164,40 @@ void reduce_in_chunks(Out* o, const Tensor& rows, int64_t kept, int64_t reduced)
   });
 }
 
+// Rows narrower than this are summed several at a time (sum_narrow_rows).
+constexpr int64_t kNarrowRow = 256;
+
+// The sum of `reduced` contiguous rows of `kept` elements, for narrow rows (a complex tensor's pairs, a
+// few columns over a long batch): m consecutive rows are read as one row of m * kept elements, so each
+// vector step covers m rows rather than a fraction of one; the groups of rows are split across
+// threads, each with accumulators of its own, and the m partial sums of each column fold at the end.
+template <class R, class T, class Out>
+void sum_narrow_rows(Out* o, const T* x, int64_t reduced, int64_t kept) {
+  using Acc = typename R::Acc;
+  const int64_t m = kNarrowRow / kept, width = m * kept, groups = reduced / m;
+  const int64_t chunks = std::clamp<int64_t>(groups * width / kGrain, 1, get_num_threads());
+  auto partial = std::make_unique<Acc[]>(chunks * width);  // (not a vector: Acc may be bool)
+  std::fill_n(partial.get(), chunks * width, R::identity());
+  parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) {
+      Acc* acc = partial.get() + c * width;
+      for (int64_t g = groups * c / chunks; g < groups * (c + 1) / chunks; ++g) {
+        const T* row = x + g * width;
+        if constexpr (std::is_same_v<Acc, float> && (std::is_same_v<T, float> || std::is_same_v<T, BFloat16>))
+          simd::accumulate_row(acc, row, width);
+        else
+          for (int64_t j = 0; j < width; ++j) acc[j] = R::step(acc[j], static_cast<typename R::M>(row[j]));
+      }
+    }
+  });
+  for (int64_t k = 0; k < kept; ++k) {
+    Acc total = R::identity();
+    for (int64_t i = 0; i < chunks * m; ++i) total = total + partial[i * kept + k];
+    for (int64_t r = groups * m; r < reduced; ++r) total = R::step(total, static_cast<typename R::M>(x[r * kept + k]));
+    o[k] = static_cast<Out>(total);
+  }
+}
+
 template <class T, class Out, ReduceOp kOp>
 void reduce_typed(const Tensor& out, const Tensor& in, const std::vector<bool>& mask) {
   using R = Reducer<T, kOp>;
@@ -180,6 +214,10 @@ void reduce_typed(const Tensor& out, const Tensor& in, const std::vector<bool>& 
   // Leading dims reduced, trailing kept, contiguous input: accumulate row by row.
   bool leading = in.is_contiguous() && reduced > 1 && kept > 1;
   for (int64_t d = 0; leading && d < ndim; ++d) leading = mask[d] == (d < ndim - static_cast<int64_t>(order.size()));
+  if constexpr (kOp == ReduceOp::Sum) {
+    if (leading && out.is_contiguous() && kept < kNarrowRow && reduced >= 2 * (kNarrowRow / kept))
+      return sum_narrow_rows<R>(o, static_cast<const T*>(in.data_ptr()), reduced, kept);
+  }
   if (leading && out.is_contiguous()) {
     const T* x = static_cast<const T*>(in.data_ptr());
     parallel_for(0, kept, kGrain / 16, [&](int64_t b, int64_t e) {
