@@ -200,9 +200,49 @@ bool run_simd_arith(simd::Arith op, const StridedLoop<N>& loop, float alpha, flo
   return true;
 }
 
+// Complex + - * /, as PyTorch's complex type computes them: products by the textbook formula (not
+// the C library's, which checks every result for NaN), quotients by Smith's, which scales by the
+// larger part of the divisor so that neither overflows early. The other ops compute complex values
+// on the parts (ops/complex.h).
+template <class T>
+void complex_arithmetic(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  using R = typename T::value_type;
+  auto mul = [](T x, T y) {
+    return T(x.real() * y.real() - x.imag() * y.imag(), x.real() * y.imag() + x.imag() * y.real());
+  };
+  auto div = [](T x, T y) {
+    const R c = y.real(), d = y.imag();
+    if (std::abs(c) >= std::abs(d)) {
+      if (c == R(0) && d == R(0)) return T(x.real() / std::abs(c), x.imag() / std::abs(d));
+      const R ratio = d / c, scale = R(1) / (c + d * ratio);
+      return T((x.real() + x.imag() * ratio) * scale, (x.imag() - x.real() * ratio) * scale);
+    }
+    const R ratio = c / d, scale = R(1) / (d + c * ratio);
+    return T((x.real() * ratio + x.imag()) * scale, (x.imag() * ratio - x.real()) * scale);
+  };
+  const T scale = alpha.to<T>();
+  const bool plain = scale == T(1);
+  switch (op) {
+    case BinaryOp::Add:
+      if (plain) return zip<T, T>(out, a, b, [](T x, T y) { return x + y; });
+      return zip<T, T>(out, a, b, [mul, scale](T x, T y) { return x + mul(scale, y); });
+    case BinaryOp::Sub:
+      if (plain) return zip<T, T>(out, a, b, [](T x, T y) { return x - y; });
+      return zip<T, T>(out, a, b, [mul, scale](T x, T y) { return x - mul(scale, y); });
+    case BinaryOp::Mul:
+      return zip<T, T>(out, a, b, mul);
+    case BinaryOp::Div:
+      return zip<T, T>(out, a, b, div);
+    default:
+      fail_unsupported_dtype("binary op", scalar_type_of<T>());
+  }
+}
+
 }  // namespace
 
 void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  if (a.dtype() == ScalarType::ComplexFloat) return complex_arithmetic<std::complex<float>>(op, out, a, b, alpha);
+  if (a.dtype() == ScalarType::ComplexDouble) return complex_arithmetic<std::complex<double>>(op, out, a, b, alpha);
   visit_dtype("binary op", a.dtype(), [&](auto t) {
     using T = decltype(t);
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, BFloat16>) {

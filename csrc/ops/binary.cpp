@@ -57,17 +57,21 @@ struct BinarySpec {
 namespace d {  // derivatives
 Tensor zero(const Tensor& g, const Tensor&, const Tensor&, const Tensor&, const Scalar&) { return zeros_like(g); }
 Tensor same(const Tensor& g, const Tensor&, const Tensor&, const Tensor&, const Scalar&) { return g; }
+// With complex operands the derivatives take conjugates (PyTorch's convention: the gradient of a real
+// loss is dL/dRe + i dL/dIm); conj of a real tensor is the tensor itself.
+Scalar conjugate(const Scalar& s) { return s.is_complex() ? Scalar(std::conj(s.to_complex())) : s; }
 Tensor scaled(const Tensor& g, const Tensor&, const Tensor&, const Tensor&, const Scalar& alpha) {
-  return alpha.to_double() == 1 ? g : mul(g, alpha);
+  return alpha.to_double() == 1 && !alpha.is_complex() ? g : mul(g, conjugate(alpha));
 }
 Tensor negated(const Tensor& g, const Tensor&, const Tensor&, const Tensor&, const Scalar& alpha) {
+  if (alpha.is_complex()) return mul(g, Scalar(-std::conj(alpha.to_complex())));
   return mul(g, alpha.is_floating_point() ? Scalar(-alpha.to_double()) : Scalar(-alpha.to_int()));
 }
-Tensor mul_a(const Tensor& g, const Tensor&, const Tensor& b, const Tensor&, const Scalar&) { return mul(g, b); }
-Tensor mul_b(const Tensor& g, const Tensor& a, const Tensor&, const Tensor&, const Scalar&) { return mul(g, a); }
-Tensor div_a(const Tensor& g, const Tensor&, const Tensor& b, const Tensor&, const Scalar&) { return div(g, b); }
+Tensor mul_a(const Tensor& g, const Tensor&, const Tensor& b, const Tensor&, const Scalar&) { return mul(g, conj(b)); }
+Tensor mul_b(const Tensor& g, const Tensor& a, const Tensor&, const Tensor&, const Scalar&) { return mul(g, conj(a)); }
+Tensor div_a(const Tensor& g, const Tensor&, const Tensor& b, const Tensor&, const Scalar&) { return div(g, conj(b)); }
 Tensor div_b(const Tensor& g, const Tensor& a, const Tensor& b, const Tensor&, const Scalar&) {
-  return neg(div(mul(g, a), mul(b, b)));
+  return neg(div(mul(g, conj(a)), conj(mul(b, b))));
 }
 Tensor remainder_b(const Tensor& g, const Tensor& a, const Tensor& b, const Tensor&, const Scalar&) {
   return neg(mul(g, div(a, b, "floor")));
@@ -242,6 +246,13 @@ ScalarType compute_dtype(const BinarySpec& spec, ScalarType promoted) {
   return promoted;
 }
 
+// + - * / have complex kernels; the other binary ops compute complex values on the parts (ops/complex.h).
+bool on_parts(const BinarySpec& spec, ScalarType dtype) {
+  const bool kernel = spec.op == BinaryOp::Add || spec.op == BinaryOp::Sub || spec.op == BinaryOp::Mul ||
+                      spec.op == BinaryOp::Div;
+  return is_complex(dtype) && !kernel;
+}
+
 ScalarType result_dtype(const BinarySpec& spec, ScalarType compute) {
   return spec.rule == DTypeRule::Compare ? ScalarType::Bool : compute;
 }
@@ -292,7 +303,7 @@ const Tensor& operand(const Tensor& t, ScalarType dtype, const Tensor& out, Tens
 // out = a OP alpha * b over the broadcast shape.
 Tensor binary_into(const BinarySpec& spec, const Tensor& out, const Tensor& a, const Tensor& b, ScalarType dtype,
                    const Scalar& alpha) {
-  if (b.dim() == 0 && b.device().is_cpu() && std::ranges::equal(a.sizes(), out.sizes())) {
+  if (b.dim() == 0 && b.device().is_cpu() && std::ranges::equal(a.sizes(), out.sizes()) && !is_complex(dtype)) {
     Scalar value = as_applied(spec, b.item(), dtype);
     if (alpha.to_double() != 1) value = Scalar(value.to_double() * as_applied(spec, alpha, dtype).to_double());
     if (is_floating_point(dtype) || !value.is_floating_point()) return binary_scalar_into(spec, out, a, value, dtype);
@@ -310,7 +321,7 @@ Tensor binary(const BinarySpec& spec, const Tensor& a, const Tensor& b, const Sc
   const Device device = common_device(spec.name, {&a, &b});
   Shape shape = broadcast_shapes(spec.name, a.sizes(), b.sizes());  // before the dtype's support, as in PyTorch
   ScalarType dtype = compute_dtype(spec, result_type(a, b));
-  if (is_complex(dtype)) return complex_binary(spec.op, spec.name, a, b, alpha, dtype);
+  if (on_parts(spec, dtype)) return complex_binary(spec.op, spec.name, a, b, dtype);
   autograd::Record<BinaryBackward> record({spec.grad.node ? &a : nullptr, spec.grad.node ? &b : nullptr}, spec, alpha,
                                           std::nullopt, dtype);
   const bool like_a = std::ranges::equal(a.sizes(), shape) && a.device() == device;
@@ -323,11 +334,7 @@ Tensor binary(const BinarySpec& spec, const Tensor& a, const Tensor& b, const Sc
 
 Tensor binary(const BinarySpec& spec, const Tensor& a, const Scalar& b) {
   ScalarType dtype = compute_dtype(spec, result_type(a, b));
-  if (is_complex(dtype)) {
-    // A real number stays real: it scales both parts.
-    Tensor number = scalar_tensor(b, b.is_complex() ? dtype : real_part_type(dtype), a.device());
-    return complex_binary(spec.op, spec.name, a, number, 1, dtype);
-  }
+  if (is_complex(dtype)) return binary(spec, a, scalar_tensor(b, dtype, a.device()));  // the kernels take tensors
   autograd::Record<BinaryBackward> record({spec.grad.node ? &a : nullptr}, spec, Scalar(1), b, dtype);
   Tensor out = elementwise_output(a.sizes(), result_dtype(spec, dtype), a);
   binary_scalar_into(spec, out, a, b, dtype);
@@ -347,7 +354,7 @@ Tensor binary_(const BinarySpec& spec, const Tensor& self, const Tensor& b, cons
   check_inplace(spec.name, self, self.sizes(), result_dtype(spec, dtype));
   if (autograd::records_inplace(self, {&b}))
     return autograd::assign_inplace(self, binary(spec, inplace_input(spec, self, &b), b, alpha), inplace_name(spec));
-  if (result_dtype(spec, dtype) != self.dtype() || is_complex(dtype)) return copy_(self, binary(spec, self, b, alpha));
+  if (result_dtype(spec, dtype) != self.dtype() || on_parts(spec, dtype)) return copy_(self, binary(spec, self, b, alpha));
   binary_into(spec, self, self, b, dtype, alpha);
   self.bump_version();
   return self;
@@ -359,7 +366,9 @@ Tensor binary_(const BinarySpec& spec, const Tensor& self, const Scalar& b) {
   check_inplace(spec.name, self, self.sizes(), result_dtype(spec, dtype));
   if (autograd::records_inplace(self, {}))
     return autograd::assign_inplace(self, binary(spec, inplace_input(spec, self, nullptr), b), inplace_name(spec));
-  if (result_dtype(spec, dtype) != self.dtype() || is_complex(dtype)) return copy_(self, binary(spec, self, b));
+  if (result_dtype(spec, dtype) != self.dtype() || is_complex(dtype)) {
+    return copy_(self, binary(spec, self, scalar_tensor(b, dtype, self.device())));
+  }
   binary_scalar_into(spec, self, self, b, dtype);
   self.bump_version();
   return self;

@@ -45,38 +45,14 @@ Tensor join(const Tensor& re, const Tensor& im) {
   return view_as_complex(stack({expand(re, shape), expand(im, shape)}, -1));
 }
 
-// z scaled by a real tensor x (broadcast), in z's dtype: each part times x.
-Tensor scale(const Tensor& z, const Tensor& x, bool divide) {
-  Tensor factor = unsqueeze(to(x, real_part_type(z.dtype())), -1);
-  Tensor pairs = view_as_real(z);
-  return from_pairs(divide ? div(pairs, factor) : mul(pairs, factor));
-}
-
 }  // namespace
 
-Tensor complex_binary(BinaryOp op, const char* name, const Tensor& a, const Tensor& b, const Scalar& alpha,
-                      ScalarType dtype) {
-  // A real factor scales both parts: half the work of a complex product, and the values are the same.
-  if (op == BinaryOp::Mul && !is_complex(a.dtype())) return scale(to(b, dtype), a, false);
-  if ((op == BinaryOp::Mul || op == BinaryOp::Div) && !is_complex(b.dtype())) {
-    return scale(to(a, dtype), b, op == BinaryOp::Div);
-  }
-  const Tensor other = alpha.is_complex() || alpha.to_double() != 1 ? mul(b, alpha) : b;
+Tensor complex_binary(BinaryOp op, const char* name, const Tensor& a, const Tensor& b, ScalarType dtype) {
   auto [ar, ai] = parts(to(a, dtype));
-  auto [br, bi] = parts(to(other, dtype));
+  auto [br, bi] = parts(to(b, dtype));
   switch (op) {
-    case BinaryOp::Add:
-      return join(add(ar, br), add(ai, bi));
-    case BinaryOp::Sub:
-      return join(sub(ar, br), sub(ai, bi));
-    case BinaryOp::Mul:
-      return join(sub(mul(ar, br), mul(ai, bi)), add(mul(ar, bi), mul(ai, br)));
-    case BinaryOp::Div: {
-      Tensor norm = add(mul(br, br), mul(bi, bi));
-      return join(div(add(mul(ar, br), mul(ai, bi)), norm), div(sub(mul(ai, br), mul(ar, bi)), norm));
-    }
     case BinaryOp::Pow:  // a^b = e^(b log a)
-      return exp(mul(to(other, dtype), log(to(a, dtype))));
+      return exp(mul(to(b, dtype), log(to(a, dtype))));
     case BinaryOp::Eq:
       return logical_and(eq(ar, br), eq(ai, bi));
     case BinaryOp::Ne:
@@ -111,10 +87,10 @@ Tensor complex_unary(UnaryOp op, const char* name, const Tensor& z) {
       return reciprocal(sqrt(z));
     case UnaryOp::Exp2:
       return exp(mul(z, std::numbers::ln2));
-    case UnaryOp::Log2:
-      return div(log(z), std::numbers::ln2);
+    case UnaryOp::Log2:  // each part divided (a complex quotient would make log(0)'s 0 a NaN)
+      return from_pairs(div(view_as_real(log(z)), std::numbers::ln2));
     case UnaryOp::Log10:
-      return div(log(z), std::numbers::ln10);
+      return from_pairs(div(view_as_real(log(z)), std::numbers::ln10));
     case UnaryOp::Sin:
       return join(mul(sin(re), cosh(im)), mul(cos(re), sinh(im)));
     case UnaryOp::Cos:

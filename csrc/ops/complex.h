@@ -13,9 +13,9 @@
 
 namespace tp {
 
-// a OP alpha * b in the complex dtype `dtype`, for the binary ops that have a complex form.
-Tensor complex_binary(BinaryOp op, const char* name, const Tensor& a, const Tensor& b, const Scalar& alpha,
-                      ScalarType dtype);
+// a OP b in the complex dtype `dtype`, for the binary ops computed on the parts (+ - * / have
+// kernels: cpu/binary.cpp).
+Tensor complex_binary(BinaryOp op, const char* name, const Tensor& a, const Tensor& b, ScalarType dtype);
 // OP z for the unary ops that have a complex form (abs and the predicates return real or bool).
 Tensor complex_unary(UnaryOp op, const char* name, const Tensor& z);
 // The sum (or mean) of a complex tensor over dims (every dim when empty).
