@@ -268,6 +268,7 @@ void check_alpha(const char* op, ScalarType dtype, const Scalar& alpha) {
            "argument alpha must not be a floating point number.");
   TP_CHECK(!(alpha.is_bool() && dtype != ScalarType::Bool), "[", op,
            "] Boolean alpha only supported for Boolean results.");
+  if (is_integral(dtype, false)) check_fits(op, alpha, dtype);  // int32 + 2**62 * b is an error, not a wrap
 }
 
 // A number as PyTorch applies it to a 16-bit float tensor in ops that round it to the dtype.

@@ -30,7 +30,10 @@ Tensor from_pairs(const Tensor& pairs) {
 
 // The complex tensors' shared checks: PyTorch's for torch.complex and torch.polar.
 void check_parts(const char* op, const Tensor& a, const Tensor& b) {
-  TP_CHECK(is_floating_point(a.dtype()) && is_floating_point(b.dtype()), "[", op,
+  auto pairs_up = [](ScalarType t) {
+    return t == ScalarType::Float16 || t == ScalarType::Float32 || t == ScalarType::Float64;
+  };
+  TP_CHECK(pairs_up(a.dtype()) && pairs_up(b.dtype()), "[", op,
            "] Expected both inputs to be Half, Float or Double tensors but got ", name(a.dtype()), " and ",
            name(b.dtype()));
   TP_CHECK(a.dtype() == b.dtype(), "[", op, "] Expected object of scalar type ", name(a.dtype()),
@@ -185,6 +188,7 @@ Tensor complex(const Tensor& re, const Tensor& im) {
 
 Tensor polar(const Tensor& abs, const Tensor& angle) {
   check_parts("polar", abs, angle);
+  broadcast_shapes("polar", abs.sizes(), angle.sizes());  // before the parts are computed, so the error is polar's
   return join(mul(abs, cos(angle)), mul(abs, sin(angle)));
 }
 
@@ -200,7 +204,6 @@ Tensor angle(const Tensor& t) {
     return atan2(im, re);
   }
   // A real number's angle is 0, or pi where it is negative (NaN stays NaN); it has no slope.
-  TP_CHECK_KIND(ErrorKind::NotImplemented, t.dtype() != ScalarType::Bool, "[angle] not implemented for 'bool'");
   Tensor x = is_floating_point(t.dtype()) ? t : to(t, get_default_dtype());
   return where(isnan(x), x, mul(to(lt(x, 0), x.dtype()), std::numbers::pi));
 }

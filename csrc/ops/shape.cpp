@@ -307,8 +307,8 @@ Tensor view_as_real(const Tensor& t) {
 }
 
 Tensor view_as_complex(const Tensor& t) {
-  TP_CHECK(t.dtype() == ScalarType::Float32 || t.dtype() == ScalarType::Float64,
-           "[view_as_complex] view_as_complex is only supported for float and double tensors, but got a tensor of "
+  TP_CHECK(t.dtype() == ScalarType::Float16 || t.dtype() == ScalarType::Float32 || t.dtype() == ScalarType::Float64,
+           "[view_as_complex] view_as_complex is only supported for half, float and double tensors, but got a tensor of "
            "scalar type: ", name(t.dtype()));
   TP_CHECK(t.dim() > 0 && t.size(-1) == 2, "[view_as_complex] Tensor must have a last dimension of size 2");
   TP_CHECK(t.stride(-1) == 1, "[view_as_complex] Tensor must have a last dimension with stride 1");
@@ -319,6 +319,8 @@ Tensor view_as_complex(const Tensor& t) {
     strides.push_back(t.stride(d) / 2);
   }
   TP_CHECK(t.storage_offset() % 2 == 0, "[view_as_complex] Tensor must have a storage_offset divisible by 2");
+  TP_CHECK_KIND(ErrorKind::NotImplemented, t.dtype() != ScalarType::Float16,
+                "[view_as_complex] tensorplay has no complex32: the parts must be float32 or float64, got float16");
   return recorded_view_as<ViewAsComplexBackward>(t, complex_type_of(t.dtype()), std::move(sizes), std::move(strides),
                                                  t.storage_offset() / 2);
 }

@@ -24,7 +24,18 @@ nb::object as_size(IntArrayRef sizes) {
   return g_size_type.is_valid() ? g_size_type(nb::tuple(items)) : nb::object(nb::tuple(items));
 }
 
-Tensor cast_to(const Tensor& t, ScalarType dtype) { return to(t, dtype); }
+// PyTorch's warning for a cast that drops imaginary parts (given with the GIL held).
+void warn_on_discarded_imaginary(const Tensor& t, std::optional<ScalarType> dtype) {
+  if (!is_complex(t.dtype()) || !dtype || is_complex(*dtype)) return;
+  if (PyErr_WarnEx(PyExc_UserWarning, "Casting complex values to real discards the imaginary part", 1) < 0)
+    throw nb::python_error();
+}
+
+Tensor cast_to(const Tensor& t, ScalarType dtype) {
+  warn_on_discarded_imaginary(t, dtype);
+  nb::gil_scoped_release released;
+  return to(t, dtype);
+}
 
 // x.to(dtype), x.to(device, dtype=None), x.to(other), with non_blocking and copy keywords.
 Tensor to_method(const Tensor& self, nb::args args, nb::kwargs kwargs) {
@@ -47,6 +58,7 @@ Tensor to_method(const Tensor& self, nb::args args, nb::kwargs kwargs) {
     else if (k == "non_blocking") continue;
     else TP_CHECK_TYPE(false, "[to] got an unexpected keyword argument '", k, "'");
   }
+  warn_on_discarded_imaginary(self, dtype);
   nb::gil_scoped_release released;
   Tensor out = to(self, device.value_or(self.device()), dtype, copy);
   return format == MemoryFormat::Preserve ? out : contiguous(out, format);
@@ -223,18 +235,18 @@ void init_tensor(nb::module_& m) {
         return fill_(self, v.item());
       }, "value"_a)
       .def("zero_", &zero_, release_gil())
-      .def("float", [](const Tensor& t) { return cast_to(t, ScalarType::Float32); }, release_gil())
-      .def("double", [](const Tensor& t) { return cast_to(t, ScalarType::Float64); }, release_gil())
-      .def("half", [](const Tensor& t) { return cast_to(t, ScalarType::Float16); }, release_gil())
-      .def("bfloat16", [](const Tensor& t) { return cast_to(t, ScalarType::BFloat16); }, release_gil())
-      .def("cfloat", [](const Tensor& t) { return cast_to(t, ScalarType::ComplexFloat); }, release_gil())
-      .def("cdouble", [](const Tensor& t) { return cast_to(t, ScalarType::ComplexDouble); }, release_gil())
-      .def("long", [](const Tensor& t) { return cast_to(t, ScalarType::Int64); }, release_gil())
-      .def("int", [](const Tensor& t) { return cast_to(t, ScalarType::Int32); }, release_gil())
-      .def("short", [](const Tensor& t) { return cast_to(t, ScalarType::Int16); }, release_gil())
-      .def("char", [](const Tensor& t) { return cast_to(t, ScalarType::Int8); }, release_gil())
-      .def("byte", [](const Tensor& t) { return cast_to(t, ScalarType::UInt8); }, release_gil())
-      .def("bool", [](const Tensor& t) { return cast_to(t, ScalarType::Bool); }, release_gil())
+      .def("float", [](const Tensor& t) { return cast_to(t, ScalarType::Float32); })
+      .def("double", [](const Tensor& t) { return cast_to(t, ScalarType::Float64); })
+      .def("half", [](const Tensor& t) { return cast_to(t, ScalarType::Float16); })
+      .def("bfloat16", [](const Tensor& t) { return cast_to(t, ScalarType::BFloat16); })
+      .def("cfloat", [](const Tensor& t) { return cast_to(t, ScalarType::ComplexFloat); })
+      .def("cdouble", [](const Tensor& t) { return cast_to(t, ScalarType::ComplexDouble); })
+      .def("long", [](const Tensor& t) { return cast_to(t, ScalarType::Int64); })
+      .def("int", [](const Tensor& t) { return cast_to(t, ScalarType::Int32); })
+      .def("short", [](const Tensor& t) { return cast_to(t, ScalarType::Int16); })
+      .def("char", [](const Tensor& t) { return cast_to(t, ScalarType::Int8); })
+      .def("byte", [](const Tensor& t) { return cast_to(t, ScalarType::UInt8); })
+      .def("bool", [](const Tensor& t) { return cast_to(t, ScalarType::Bool); })
       .def("type_as", [](const Tensor& t, const Tensor& other) { return cast_to(t, other.dtype()); }, "other"_a)
       .def("cpu", [](const Tensor& t) { return to(t, Device()); })
       .def("cuda", [](const Tensor& t, nb::handle device) {

@@ -37,7 +37,7 @@ from tensorplay.utils.dlpack import from_dlpack
 from tensorplay.storage import TypedStorage, UntypedStorage
 from tensorplay import func, overrides, testing
 from tensorplay.amp import autocast
-from tensorplay.random import get_rng_state, set_rng_state
+from tensorplay.random import get_rng_state, set_rng_state, thread_safe_generator
 from tensorplay.autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from tensorplay.serialization import save, load
 from tensorplay._composites import *  # noqa: F401,F403  (the torch namespace's long tail)

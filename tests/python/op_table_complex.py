@@ -57,7 +57,7 @@ ROWS = [
     Op("imag", complex_samples, dtypes=COMPLEX_DTYPES + ("float32",)),
     Op("complex", parts_samples, dtypes=("float32", "float64", "int64"), domain=(0, 3)),
     Op("polar", parts_samples, dtypes=("float32", "float64", "int64"), domain=(0, 3)),
-    Op("angle", unary_samples, dtypes=COMPLEX_DTYPES + FLOAT_DTYPES + INT_DTYPES),
+    Op("angle", unary_samples, dtypes=COMPLEX_DTYPES + FLOAT_DTYPES + INT_DTYPES + ("bool",)),
     Op("conj", unary_samples, fn=resolved("conj"), dtypes=COMPLEX_DTYPES + ("float32", "int64", "bool")),
     Op("conj_physical", unary_samples, fn=resolved("conj_physical"),
        dtypes=COMPLEX_DTYPES + ("float32", "int64", "bool")),

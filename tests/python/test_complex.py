@@ -231,7 +231,7 @@ def test_view_as_complex_errors():
         tp.view_as_complex(tp.ones(2, 3).t())
     with pytest.raises(RuntimeError, match="divisible by 2"):
         tp.view_as_complex(tp.ones(3, 3)[:, :2])
-    with pytest.raises(RuntimeError, match="float and double"):
+    with pytest.raises(RuntimeError, match="half, float and double"):
         tp.view_as_complex(tp.ones(3, 2, dtype=tp.int64))
     with pytest.raises(RuntimeError, match="only supported for complex tensors"):
         tp.view_as_real(tp.ones(2))
@@ -495,3 +495,16 @@ def test_masked_writes_and_selection():
     for op in (lambda m, x: m.addcmul(x, x, x), lambda m, x: m.lerp(x, x, 0.5)):
         with pytest.raises(NotImplementedError, match="complex64"):
             op(tp, ours(z))
+
+
+def test_casting_to_a_real_dtype_warns_that_the_imaginary_part_is_dropped():
+    z = tp.tensor([1.5 + 2j])
+    for cast in (lambda: z.float(), lambda: z.to(tp.float64), lambda: z.to("cpu", tp.int64), lambda: z.type_as(tp.ones(1))):
+        with pytest.warns(UserWarning, match="Casting complex values to real discards the imaginary part"):
+            cast()
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        z.to(tp.complex128)
+        z.cfloat()
+        tp.ones(1).to(tp.float64)

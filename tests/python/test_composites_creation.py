@@ -1,10 +1,13 @@
 """The creation and global-state composites (tensorplay/_composites/creation.py, state.py) against
 PyTorch, for what the op table cannot express: out=, in-place and torch-level in-place forms, memory
-sharing (frombuffer, asarray), keyword forms, warnings, errors, global state and printing."""
+sharing (frombuffer, asarray, from_file), keyword forms, warnings, errors, global state, torch.cond and
+printing."""
 
 import array
 import contextlib
 import math
+import os
+import pathlib
 import warnings
 
 import numpy as np
@@ -350,6 +353,131 @@ def test_asarray_dtype_device_and_requires_grad_of_copies():
 
 
 # ---------------------------------------------------------------------------------------------
+# from_file: a tensor over a memory-mapped file
+
+def float_file(directory, name="data.bin", count=10):
+    path = directory / name
+    np.arange(count, dtype=np.float32).tofile(path)
+    return str(path)
+
+
+FROM_FILE = {
+    "size 0 maps nothing": lambda m, f: m.from_file(f),
+    "float32": lambda m, f: m.from_file(f, size=10),
+    "fewer elements": lambda m, f: m.from_file(f, size=4, dtype=m.float32),
+    "float64 bytes": lambda m, f: m.from_file(f, size=5, dtype=m.float64),
+    "bfloat16 bytes": lambda m, f: m.from_file(f, size=20, dtype=m.bfloat16),
+    "float16 bytes": lambda m, f: m.from_file(f, size=20, dtype=m.float16),
+    "int16 bytes": lambda m, f: m.from_file(f, size=20, dtype=m.int16),
+    "uint8 bytes": lambda m, f: m.from_file(f, False, 40, dtype=m.uint8),
+    "int64 bytes": lambda m, f: m.from_file(f, None, 5, dtype=m.int64),
+    "a bytes filename": lambda m, f: m.from_file(f.encode(), size=4),
+    "the filename keyword": lambda m, f: m.from_file(filename=f, size=2),
+    "size None": lambda m, f: m.from_file(f, size=None),
+    "requires_grad": lambda m, f: m.from_file(f, size=4, requires_grad=True),
+    "a strided layout and the cpu": lambda m, f: m.from_file(f, size=3, layout=m.strided, device="cpu"),
+    "the default dtype": lambda m, f: with_default_dtype(m, m.float64, lambda: m.from_file(f, size=5)),
+}
+
+
+def with_default_dtype(m, dtype, fn):
+    saved = m.get_default_dtype()
+    m.set_default_dtype(dtype)
+    try:
+        return fn()
+    finally:
+        m.set_default_dtype(saved)
+
+
+@pytest.mark.parametrize("case", list(FROM_FILE))
+def test_from_file_reads_the_bytes_as_torch(case, tmp_path):
+    f = float_file(tmp_path)
+    theirs, ours = FROM_FILE[case](torch, f), FROM_FILE[case](tp, f)
+    same(ours, theirs)
+    assert ours.requires_grad == theirs.requires_grad and ours.is_leaf and ours.is_contiguous()
+
+
+FROM_FILE_ERRORS = {
+    "a file too small": lambda m, f: m.from_file(f, False, 11),
+    "a file too small, shared None": lambda m, f: m.from_file(f, None, 41, dtype=m.uint8),
+    "a negative size": lambda m, f: m.from_file(f, size=-1),
+    "a negative size, shared": lambda m, f: m.from_file(f, True, size=-1),
+    "a missing file": lambda m, f: m.from_file(f + ".missing", size=4),
+    "a directory": lambda m, f: m.from_file(os.path.dirname(f), size=2),
+    "a directory, shared": lambda m, f: m.from_file(os.path.dirname(f), True, size=2),
+    "pinned": lambda m, f: m.from_file(f, size=4, pin_memory=True),
+    "pinned and empty": lambda m, f: m.from_file(f, size=0, pin_memory=True),
+    "an int shared": lambda m, f: m.from_file(f, 1, size=4),
+    "an int filename": lambda m, f: m.from_file(3, size=4),
+    "a path filename": lambda m, f: m.from_file(pathlib.Path(f), size=4),
+    "an int requires_grad": lambda m, f: m.from_file(f, size=4, requires_grad=1),
+    "an int pin_memory": lambda m, f: m.from_file(f, size=4, pin_memory=1),
+    "a float size": lambda m, f: m.from_file(f, size=4.0),
+    "a bool size": lambda m, f: m.from_file(f, size=True),
+    "a string dtype": lambda m, f: m.from_file(f, size=1, dtype="float32"),
+    "an int layout": lambda m, f: m.from_file(f, size=1, layout=1),
+    "four positional": lambda m, f: m.from_file(f, True, 1, m.float32),
+    "an unknown keyword": lambda m, f: m.from_file(f, foo=1),
+}
+@pytest.mark.parametrize("case", list(FROM_FILE_ERRORS))
+def test_from_file_errors_as_torch(case, tmp_path):
+    f = float_file(tmp_path)
+    (theirs, _), (ours, _) = both(lambda m: FROM_FILE_ERRORS[case](m, f))
+    assert isinstance(theirs, tuple) and isinstance(ours, tuple) and ours[0] is theirs[0], (theirs, ours)
+    assert ours[1] == theirs[1]
+
+
+def test_from_file_refuses_other_devices_and_layouts(tmp_path):
+    f = float_file(tmp_path)
+    with pytest.raises(RuntimeError, match="built without CUDA"):
+        tp.from_file(f, size=1, device="cuda")
+    for m in LIBS:
+        with pytest.raises(NotImplementedError):
+            m.from_file(f, size=1, device="meta")
+        with pytest.raises(NotImplementedError):
+            m.from_file(f, size=1, layout=m.sparse_coo)
+
+
+def test_from_file_shared_writes_reach_the_file(tmp_path):
+    results = []
+    for m in LIBS:
+        f = float_file(tmp_path, f"{m.__name__}.bin", count=4)
+        t = m.from_file(f, True, size=4)
+        t[0] = 100  # reaches the file
+        with open(f, "r+b") as file:  # and the file's changes reach the tensor
+            file.seek(4)
+            file.write(np.float32(7).tobytes())
+        other = m.from_file(f, True, size=4)  # two shared mappings see each other's writes
+        other[2] = 42
+        results.append((t.tolist(), np.fromfile(f, dtype=np.float32).tolist()))
+        del t, other
+    assert results[0] == results[1] == ([100.0, 7.0, 42.0, 3.0], [100.0, 7.0, 42.0, 3.0])
+
+
+def test_from_file_private_writes_stay_in_the_tensor(tmp_path):
+    results = []
+    for m in LIBS:
+        f = float_file(tmp_path, f"{m.__name__}.bin", count=4)
+        t = m.from_file(f, False, size=4)
+        t[1] = -1
+        results.append((t.tolist(), np.fromfile(f, dtype=np.float32).tolist()))
+    assert results[0] == results[1] == ([0.0, -1.0, 2.0, 3.0], [0.0, 1.0, 2.0, 3.0])
+
+
+def test_from_file_shared_creates_and_grows_the_file(tmp_path):
+    results = []
+    for m in LIBS:
+        grown = float_file(tmp_path, f"{m.__name__}.bin", count=4)
+        created = str(tmp_path / f"{m.__name__}.new")
+        t = m.from_file(grown, True, size=8)
+        u = m.from_file(created, True, size=3, dtype=m.int16)
+        nothing = m.from_file(str(tmp_path / f"{m.__name__}.none"), True, size=0)
+        results.append((t.tolist(), os.path.getsize(grown), u.tolist(), os.path.getsize(created),
+                        os.path.exists(str(tmp_path / f"{m.__name__}.none")), nothing.shape == (0,)))
+    assert results[0] == results[1] == ([0.0, 1.0, 2.0, 3.0, 0.0, 0.0, 0.0, 0.0], 32, [0, 0, 0], 6, False, True)
+
+
+# ---------------------------------------------------------------------------------------------
 # Global state
 
 @contextlib.contextmanager
@@ -534,6 +662,116 @@ def test_legacy_autocast_state_and_warnings():
     assert our_warnings == their_warnings and {c for c, _ in our_warnings} == {DeprecationWarning}
     raises_like_torch(lambda m: m.set_autocast_cpu_dtype("a"), "dtype must be a torch.dtype (got str)")
     raises_like_torch(lambda m: m.set_autocast_cpu_enabled(1), "enabled must be a bool (got int)")
+
+
+# ---------------------------------------------------------------------------------------------
+# torch.cond, eagerly (with a tensor pred torch compiles the branches: its errors about them are its
+# compiler's, RuntimeErrors all; tensorplay's are RuntimeErrors that say what the branch did)
+
+def four(m):
+    return m.arange(4.0)
+
+
+COND = {
+    "a bool": lambda m: m.cond(True, lambda a: a + 1, lambda a: a - 1, (four(m),)),
+    "an int": lambda m: m.cond(0, lambda a: a + 1, lambda a: a - 1, (four(m),)),
+    "a float, a list of operands": lambda m: m.cond(0.5, lambda a: a * 2, lambda a: a / 2, [four(m)]),
+    "a NumPy float": lambda m: m.cond(np.float64(0.0), lambda: 1, lambda: 2),
+    "a constant pred checks nothing": lambda m: m.cond(True, lambda a, b: (a, b), None, (1, "s")),
+    "a constant pred may alias": lambda m: (lambda x: m.cond(True, lambda a: a, None, (x,)) is x)(four(m)),
+    "a bool tensor": lambda m: m.cond(m.tensor(True), lambda a: a + 1, lambda a: a - 1, (four(m),)),
+    "a float tensor": lambda m: m.cond(m.tensor(0.0), lambda a: a + 1, lambda a: a - 1, (four(m),)),
+    "a one-element 2-D tensor": lambda m: m.cond(m.tensor([[False]]), lambda a: a + 1, lambda a: a - 1, (four(m),)),
+    "a NaN tensor is true": lambda m: m.cond(m.tensor(math.nan), lambda a: a + 1, lambda a: a - 1, (four(m),)),
+    "tuple, list and dict outputs with ints": lambda m: m.cond(
+        m.tensor([2]), lambda a: ((a + 1, 3), [a * 2], {"k": a - 1}), lambda a: ((a + 0, 4), [a * 1], {"k": a / 1}),
+        (four(m),)),
+    "nested operands": lambda m: m.cond(m.tensor(True), lambda a, b: a + b[0] + b[1]["z"], lambda a, b: a * 1,
+                                        (four(m), [four(m), {"z": four(m)}])),
+    "no operands": lambda m: m.cond(m.tensor(False), lambda: m.ones(2), lambda: m.zeros(2)),
+    "no outputs": lambda m: m.cond(m.tensor(True), lambda a: (), lambda a: (), (four(m),)),
+}
+
+
+@pytest.mark.parametrize("case", list(COND))
+def test_cond_runs_the_branch_pred_picks(case):
+    (theirs, _), (ours, _) = both(COND[case])
+    assert plain(ours) == plain(theirs)
+
+
+def plain(value):
+    """value with its tensors as (dtype, values) and its containers as lists (and dicts), tagged by kind."""
+    if isinstance(value, (tp.Tensor, torch.Tensor)):
+        return "tensor", str(value.dtype).split(".")[-1], value.tolist()
+    if isinstance(value, dict):
+        return "dict", {k: plain(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        return type(value).__name__, [plain(v) for v in value]
+    return value
+
+
+COND_ERRORS = {
+    "a string pred": lambda m: m.cond("yes", lambda a: a, lambda a: a, (four(m),)),
+    "a None pred": lambda m: m.cond(None, lambda a: a, lambda a: a, (four(m),)),
+    "a NumPy int pred": lambda m: m.cond(np.int64(0), lambda: 1, lambda: 2),
+    "a two-element pred": lambda m: m.cond(m.tensor([True, False]), lambda a: a, lambda a: a, (four(m),)),
+    "an empty pred": lambda m: m.cond(m.tensor([], dtype=m.bool), lambda a: a, lambda a: a, (four(m),)),
+    "a branch that is not callable": lambda m: m.cond(m.tensor(True), 1, lambda a: a, (four(m),)),
+    "a number operand": lambda m: m.cond(m.tensor(True), lambda a: a, lambda a: a, (1,)),
+    "a None operand": lambda m: m.cond(m.tensor(True), lambda a, b: a + 1, lambda a, b: a, (four(m), None)),
+    "a dict of operands": lambda m: m.cond(m.tensor(True), lambda a: a, lambda a: a, {"a": four(m)}),
+    "a tensor of operands": lambda m: m.cond(m.tensor(True), lambda a: a, lambda a: a, four(m)),
+    "a meta pred": lambda m: m.cond(m.empty((), device="meta", dtype=m.bool), lambda a: a + 1, lambda a: a - 1,
+                                    (four(m),)),
+}
+
+
+@pytest.mark.parametrize("case", list(COND_ERRORS))
+def test_cond_refuses_a_bad_pred_or_operands_as_torch(case):
+    (theirs, _), (ours, _) = both(COND_ERRORS[case])
+    assert ours == (theirs[0], theirs[1].replace("torch.", "tensorplay."))
+
+
+def test_cond_refuses_what_compiling_the_branch_refuses():
+    refused = {
+        "None": (lambda a: None, True), "a float": (lambda a: 1.5, True), "a bool": (lambda a: True, True),
+        "the operand": (lambda a: a, False), "a view of it": (lambda a: a[:2], False),
+        "one tensor twice": (lambda a: (lambda c: (c, c))(a + 1), False),
+        "a change in place": (lambda a: (a.add_(1), a + 0)[1], False),
+    }
+    for name, (branch, even_without_grad) in refused.items():
+        for m in LIBS:
+            with pytest.raises(RuntimeError):
+                m.cond(m.tensor(True), branch, branch, (four(m),))
+            with m.no_grad():
+                if even_without_grad:
+                    with pytest.raises(RuntimeError):
+                        m.cond(m.tensor(True), branch, branch, (four(m),))
+                else:  # where no gradient is recorded, branches may change and return their operands
+                    x = four(m)
+                    ours = m.cond(m.tensor(True), branch, branch, (x,))
+                    assert not isinstance(ours, tuple) or ours[0] is ours[1]
+    with pytest.raises(RuntimeError, match="cond: a branch's outputs must be tensors or ints, but got NoneType"):
+        tp.cond(tp.tensor(True), lambda a: None, lambda a: None, (four(tp),))
+    with pytest.raises(RuntimeError, match="cond: a branch returned an operand"):
+        tp.cond(tp.tensor(True), lambda a: a, lambda a: a, (four(tp),))
+    with pytest.raises(RuntimeError, match="cond: a branch changed an operand in place"):
+        tp.cond(tp.tensor(True), lambda a: a.mul_(2) * 1, lambda a: a, (four(tp),))
+
+
+def test_cond_differentiates_the_branch_taken():
+    grads = []
+    for m in LIBS:
+        x = m.ones(3, requires_grad=True)
+        for pred in (m.tensor(True), m.tensor(False), True):
+            m.cond(pred, lambda a: (a * 3).sum(), lambda a: (a * a * 2).sum(), (x,)).backward()
+        grads.append(x.grad.tolist())
+    assert grads[0] == grads[1] == [10.0, 10.0, 10.0]
+
+
+def test_thread_safe_generator_is_none_outside_thread_workers():
+    assert tp.thread_safe_generator() is None and torch.thread_safe_generator() is None
+    assert tp.thread_safe_generator is tp.random.thread_safe_generator
 
 
 # ---------------------------------------------------------------------------------------------

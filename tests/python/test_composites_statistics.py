@@ -252,6 +252,33 @@ def test_warnings_match_torch():
 
 
 # ---------------------------------------------------------------------------------------------
+# dsmm and spmm: PyTorch's names of mm for a sparse first matrix; with a dense one, mm itself
+
+@pytest.mark.parametrize("name", ["dsmm", "spmm"])
+def test_dsmm_and_spmm_are_mm_on_dense_tensors(name):
+    a, b = RNG.normal(size=(2, 3)), RNG.normal(size=(3, 4))
+    for dtype in ("float32", "float64", "int64"):
+        (a_tp, a_t), (b_tp, b_t) = both(a * 3, dtype), both(b * 3, dtype)
+        assert_same(getattr(tp, name)(a_tp, b_tp), getattr(torch, name)(a_t, b_t), rtol=1e-5, atol=1e-5)
+    (a_tp, a_t), (b_tp, b_t) = both(a), both(b)
+    assert_same(getattr(tp, name)(input=a_tp, mat2=b_tp), getattr(torch, name)(input=a_t, mat2=b_t), rtol=1e-5)
+    out_tp, out_t = tp.empty(2, 4), torch.empty(2, 4)
+    assert getattr(tp, name)(a_tp, b_tp, out=out_tp) is out_tp
+    getattr(torch, name)(a_t, b_t, out=out_t)
+    assert_same(out_tp, out_t, rtol=1e-5)
+    grads = []
+    for m, x, y in ((tp, a_tp, b_tp), (torch, a_t, b_t)):
+        x = x.clone().requires_grad_()
+        getattr(m, name)(x, y).sum().backward()
+        grads.append(x.grad)
+    assert_same(*grads, rtol=1e-5)
+    for fn in (lambda m: getattr(m, name)(m.ones(2, 3), m.ones(3)),
+               lambda m: getattr(m, name)(m.ones(2, 3), m.ones(2, 3)),
+               lambda m: getattr(m, name)(m.ones(2, 3), m.ones(3, 4, dtype=m.float64))):
+        assert raises_like(fn) is RuntimeError
+
+
+# ---------------------------------------------------------------------------------------------
 # Autocast, gradients, large inputs
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16"])

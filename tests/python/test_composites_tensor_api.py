@@ -636,3 +636,173 @@ MODULE_LOADS = {
 @pytest.mark.parametrize("case", list(MODULE_LOADS))
 def test_module_load(case):
     check(MODULE_LOADS[case])
+
+
+# ---------------------------------------------------------------------------------------------
+# Copies to devices without kernels: xpu, ipu, mtia are refused as PyTorch's CPU build refuses them
+# (the same kinds of error; the message says tensorplay was built without the device, as for CUDA).
+
+DEVICE_COPY_ARGUMENTS = {
+    "none": lambda m, t, op: getattr(t, op)(),
+    "an index": lambda m, t, op: getattr(t, op)(0),
+    "the cpu": lambda m, t, op: getattr(t, op)("cpu"),
+    "the cpu device": lambda m, t, op: getattr(t, op)(m.device("cpu")),
+    "no device": lambda m, t, op: getattr(t, op)("foo"),
+    "a float device": lambda m, t, op: getattr(t, op)(1.5),
+    "a bool device": lambda m, t, op: getattr(t, op)(True),
+    "non_blocking": lambda m, t, op: getattr(t, op)(non_blocking=True),
+    "an int non_blocking": lambda m, t, op: getattr(t, op)(non_blocking=1),
+    "a memory format": lambda m, t, op: getattr(t, op)(memory_format=m.channels_last),
+    "an int memory format": lambda m, t, op: getattr(t, op)(memory_format=1),
+    "an unknown keyword": lambda m, t, op: getattr(t, op)(foo=1),
+    "three positional": lambda m, t, op: getattr(t, op)(None, False, None),
+}
+
+
+@pytest.mark.parametrize("op", ["xpu", "ipu", "mtia"])
+@pytest.mark.parametrize("case", list(DEVICE_COPY_ARGUMENTS))
+def test_copies_to_devices_without_kernels_are_refused_as_torch(op, case):
+    check(lambda m: DEVICE_COPY_ARGUMENTS[case](m, m.ones(2), op))
+    check(lambda m: DEVICE_COPY_ARGUMENTS[case](m, m.ones(2, device="meta"), op))
+
+
+@pytest.mark.parametrize("op", ["xpu", "mtia"])  # (torch's ipu("ipu:1") fails in its dispatcher instead)
+def test_copies_to_a_device_of_their_own_kind_are_refused_as_torch(op):
+    check(lambda m: getattr(m.ones(2), op)(f"{op}:1"))
+
+
+@pytest.mark.parametrize("op, error, device", [("xpu", AssertionError, "XPU"), ("ipu", RuntimeError, "IPU"),
+                                               ("mtia", AssertionError, "MTIA")])
+def test_copies_to_devices_without_kernels_say_so(op, error, device):
+    with pytest.raises(error, match=f"^tensorplay was built without {device} support$"):
+        getattr(tp.ones(2), op)()
+    raises_naming(RuntimeError, f"Invalid device, must be {'MTIA' if op == 'mtia' else op} device",
+                  lambda m: getattr(m.ones(2), op)("cpu"))
+    raises_naming(TypeError, f"{op}(): argument 'non_blocking' must be bool, not int",
+                  lambda m: getattr(m.ones(2), op)(non_blocking=1))
+    raises_naming(TypeError, f"{op}(): argument 'device' (position 1) must be torch.device, not float",
+                  lambda m: getattr(m.ones(2), op)(1.5))
+    raises_naming(RuntimeError, "Cannot access accelerator device when none is available.",
+                  lambda m: getattr(m.ones(2), op)(0))
+
+
+# ---------------------------------------------------------------------------------------------
+# What a dense tensor answers to the calls made for sparse and quantized tensors.
+
+TO_DENSE = {
+    "itself": lambda m: (lambda t: (t.to_dense(), t.to_dense() is t))(m.arange(6.0).reshape(2, 3)),
+    "its own dtype": lambda m: (lambda t: t.to_dense(dtype=m.float32) is t)(m.ones(2)),
+    "None dtype": lambda m: (lambda t: t.to_dense(None) is t)(m.ones(2)),
+    "another dtype": lambda m: m.arange(6.0).to_dense(m.float64),
+    "an integer tensor to float": lambda m: m.arange(3).to_dense(dtype=m.float32),
+    "masked_grad": lambda m: [(lambda t: t.to_dense(masked_grad=g) is t)(m.ones(2)) for g in (True, False, None)],
+    "an int masked_grad": lambda m: m.ones(2).to_dense(masked_grad=1),
+    "a string dtype": lambda m: m.ones(2).to_dense(dtype="float"),
+    "an unknown keyword": lambda m: m.ones(2).to_dense(foo=1),
+    "two positional": lambda m: m.ones(2).to_dense(m.float64, True),
+    "meta": lambda m: m.empty(2, 3, device="meta").to_dense(m.float64),
+    "dense_dim": lambda m: [m.ones(()).dense_dim(), m.ones(2, 3).dense_dim(),
+                            m.empty(2, 3, 4, device="meta").dense_dim()],
+    "sparse_dim": lambda m: [m.ones(()).sparse_dim(), m.ones(2, 3).sparse_dim()],
+    "dense_dim with an argument": lambda m: m.ones(2).dense_dim(1),
+    "sparse_dim with an argument": lambda m: m.ones(2).sparse_dim(1),
+}
+
+
+@pytest.mark.parametrize("case", list(TO_DENSE))
+def test_to_dense_and_dims_as_torch(case):
+    check(TO_DENSE[case])
+
+
+def test_to_dense_gradients():
+    for m in (torch, tp):
+        x = m.ones(2, requires_grad=True)
+        assert x.to_dense() is x
+        y = x.to_dense(dtype=m.float64)
+        assert y.requires_grad and y.dtype == m.float64
+        (y * 3).sum().backward()
+        assert x.grad.tolist() == [3.0, 3.0] and x.grad.dtype == m.float32
+
+
+DEQUANTIZE = {
+    "float32 is itself": lambda m: (lambda t: (m.dequantize(t) is t, t.dequantize() is t))(m.arange(3.0)),
+    "float32 requiring grad is itself": lambda m: (lambda t: t.dequantize() is t)(m.ones(2, requires_grad=True)),
+    **{f"{dtype} to float32": (lambda dtype: lambda m: m.dequantize(m.tensor([0, 1, 2]).to(getattr(m, dtype))))(dtype)
+       for dtype in DTYPES},
+    "the method": lambda m: m.tensor([1.5, -2.0], dtype=m.float64).dequantize(),
+    "the input keyword": lambda m: m.dequantize(input=m.arange(3)),
+    "a list of tensors": lambda m: m.dequantize([m.ones(1)]),
+    "a tuple of tensors": lambda m: m.dequantize((m.ones(1), m.ones(2))),
+    "an int": lambda m: m.dequantize(3),
+    "two tensors": lambda m: m.dequantize(m.ones(1), m.ones(1)),
+    "the method with an argument": lambda m: m.ones(1).dequantize(1),
+    "meta": lambda m: m.dequantize(m.empty(2, device="meta", dtype=m.float64)),
+    "no derivative": lambda m: m.ones(2, dtype=m.float64, requires_grad=True).dequantize().sum().backward(),
+    "no record without grad mode": lambda m: without_grad(
+        m, lambda: m.ones(2, dtype=m.float64, requires_grad=True).dequantize().requires_grad),
+}
+
+
+def without_grad(m, fn):
+    with m.no_grad():
+        return fn()
+
+
+@pytest.mark.parametrize("case", list(DEQUANTIZE))
+def test_dequantize_of_tensors_that_are_not_quantized(case):
+    check(DEQUANTIZE[case])
+
+
+def test_dequantize_without_a_derivative_says_so():
+    x = tp.ones(2, dtype=tp.float64, requires_grad=True)
+    y = x.dequantize()
+    assert y.requires_grad and y.dtype == tp.float32
+    with pytest.raises(RuntimeError, match="^derivative for dequantize is not implemented$"):
+        y.sum().backward()
+    with tp.no_grad():
+        assert not x.dequantize().requires_grad
+
+
+# ---------------------------------------------------------------------------------------------
+# Functions PyTorch removed: they raise, with PyTorch's text on what replaces them.
+
+REMOVED = {
+    "Tensor.eig": lambda m: m.ones(2, 2).eig(),
+    "Tensor.eig with eigenvectors": lambda m: m.ones(2, 2).eig(True),
+    "Tensor.eig by keyword": lambda m: m.ones(2, 2).eig(eigenvectors=True),
+    "Tensor.lstsq": lambda m: m.ones(2, 2).lstsq(m.ones(2, 2)),
+    "Tensor.solve": lambda m: m.ones(2, 2).solve(m.ones(2, 2)),
+    "Tensor.symeig": lambda m: m.ones(2, 2).symeig(),
+    "Tensor.symeig with eigenvectors": lambda m: m.ones(2, 2).symeig(True),
+    "Tensor.reinforce": lambda m: m.ones(2).reinforce(1.0),
+    "torch.eig": lambda m: m.eig(m.ones(2, 2), True),
+    "torch.lstsq": lambda m: m.lstsq(m.ones(2, 2), m.ones(2, 2)),
+    "torch.solve": lambda m: m.solve(m.ones(2, 2), m.ones(2, 2), out=None),
+    "torch.symeig": lambda m: m.symeig(m.ones(2, 2), True, False),
+    "torch.matrix_rank": lambda m: m.matrix_rank(m.ones(2, 2)),
+    "unbound Tensor.eig": lambda m: m.Tensor.eig(1),
+}
+
+
+def full_outcome(m, fn):
+    try:
+        fn(m)
+    except Exception as e:  # noqa: BLE001 - the exception is what is compared
+        return type(e), str(e)
+    return None
+
+
+@pytest.mark.parametrize("case", list(REMOVED))
+def test_removed_functions_raise_torch_errors(case):
+    theirs, ours = full_outcome(torch, REMOVED[case]), full_outcome(tp, REMOVED[case])
+    assert theirs is not None and ours == theirs
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.ones(2).solve(), lambda m: m.ones(2).lstsq(), lambda m: m.ones(2).reinforce(),
+    lambda m: m.ones(2).eig(foo=True), lambda m: m.ones(2).symeig(True, False), lambda m: m.eig(),
+    lambda m: m.ones(2).eig(e=None),
+])
+def test_removed_functions_take_their_arguments_as_torch(call):
+    theirs, ours = full_outcome(torch, call), full_outcome(tp, call)
+    assert theirs[0] is TypeError and ours == theirs

@@ -267,3 +267,15 @@ def test_import_in_a_sub_interpreter_raises_import_error(main_imports_first):
     assert result.returncode == 0, f"the interpreter died with return code {result.returncode}: {result.stderr[-500:]}"
     assert result.stdout.splitlines() == ["<class 'ImportError'>: tensorplay cannot be imported in a sub-interpreter: "
                                           "import it in the main interpreter", "2.0"]
+
+
+@pytest.mark.parametrize("op", ["add", "sub"])
+def test_integer_alpha_must_fit_the_dtype(op):
+    """int32 + 2**62 * b overflows alpha's conversion: an error in PyTorch, never a wrapped answer."""
+    a = tp.ones(3, dtype=tp.int32)
+    with pytest.raises(RuntimeError, match="without overflow"):
+        getattr(tp, op)(a, a, alpha=2 ** 62)
+    with pytest.raises(RuntimeError, match="without overflow"):
+        getattr(torch, op)(torch.ones(3, dtype=torch.int32), torch.ones(3, dtype=torch.int32), alpha=2 ** 62)
+    assert getattr(tp, op)(a, a, alpha=2 ** 20).tolist() == getattr(torch, op)(
+        torch.ones(3, dtype=torch.int32), torch.ones(3, dtype=torch.int32), alpha=2 ** 20).tolist()

@@ -1,14 +1,17 @@
 """The creation functions of the torch namespace that are not kernels of their own: the signal windows
 (hann, hamming, blackman, bartlett, kaiser), logspace, the deprecated inclusive range, fill and the
 torch-level fill_/zero_, empty_permuted and Tensor.new_empty_strided, and the constructors that take
-memory from Python objects: frombuffer (the buffer protocol) and asarray (tensors, NumPy arrays,
-buffers, sequences, scalars; sharing memory where PyTorch shares it).
+memory from Python objects: frombuffer (the buffer protocol), asarray (tensors, NumPy arrays,
+buffers, sequences, scalars; sharing memory where PyTorch shares it) and from_file (a memory-mapped file).
 
 Each computes with the same ops, in the same dtypes and order, as PyTorch's CPU kernels, so that
 16-bit results round as PyTorch's do."""
 
+import errno
 import math
 import numbers
+import os
+import stat
 import warnings
 
 import ml_dtypes
@@ -21,9 +24,10 @@ from tensorplay.amp.composite_casts import outside_autocast
 from tensorplay._composites.state import warn_once
 from tensorplay._dtypes import finfo, iinfo
 from tensorplay._tensor import from_numpy, tensor as _tensor
+from tensorplay._composites.tensor_api import layout as _layout, strided as _strided
 
 __all__ = [
-    "asarray", "bartlett_window", "blackman_window", "empty_permuted", "fill", "fill_", "frombuffer",
+    "asarray", "bartlett_window", "blackman_window", "empty_permuted", "fill", "fill_", "from_file", "frombuffer",
     "hamming_window", "hann_window", "kaiser_window", "logspace", "range", "zero_",
 ]
 METHODS = ["new_empty_strided"]
@@ -434,6 +438,72 @@ def _frombuffer(buffer, dtype, count, offset, warn_readonly):
                   "program.", stacklevel=3)
     raw = np.frombuffer(view.cast("B"), dtype=np.uint8, count=count * element_size, offset=offset)
     return _share(raw.view(_numpy_dtype(dtype)))
+
+
+def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=None, pin_memory=False,
+              requires_grad=False):
+    """A 1-D CPU tensor of size elements of dtype over the first bytes of a memory-mapped file.
+
+    shared=True maps the file read-write and shared, so that writes to the tensor reach the file (and
+    other mappings of it); the file is created if missing and grown, with zeros, if smaller than the
+    tensor. Otherwise (False or None) the file is opened read-only and mapped copy-on-write: it must
+    hold size elements, and writes to the tensor stay in this process. size 0 maps nothing."""
+    if isinstance(filename, bytes):
+        filename = os.fsdecode(filename)
+    if not isinstance(filename, str):
+        raise TypeError(f"from_file(): argument 'filename' (position 1) must be str, not {_type(filename)}")
+    if shared is not None:
+        _check_bool("from_file", "shared", shared, 2)
+    if size is None:
+        size = 0
+    _check_int("from_file", "size", size)
+    if dtype is not None and not isinstance(dtype, _C.dtype):
+        raise TypeError(f"from_file(): argument 'dtype' must be torch.dtype, not {_type(dtype)}")
+    if layout is not None and not isinstance(layout, _layout):
+        raise TypeError(f"from_file(): argument 'layout' must be torch.layout, not {_type(layout)}")
+    for name, flag in (("pin_memory", pin_memory), ("requires_grad", requires_grad)):
+        if not isinstance(flag, bool):
+            raise TypeError(f"from_file(): argument '{name}' must be bool, not {_type(flag)}")
+    if device is not None and _C.device(device).type != "cpu":
+        _C.empty(0, device=device)  # refused where this build has no kernels for the device (CUDA)
+        raise NotImplementedError(f"from_file: a tensor over a file is a CPU tensor, not a {_C.device(device).type} "
+                                  f"one")
+    if layout is not None and layout is not _strided:
+        raise NotImplementedError(f"from_file: tensorplay makes strided tensors only, not {layout}")
+    if pin_memory:
+        raise RuntimeError("tensors constructed from a file cannot be pinned")
+    dtype = dtype or _C.get_default_dtype()
+    if size == 0:
+        return _C.empty(0, dtype=dtype).requires_grad_(requires_grad)
+    nbytes = size * dtype.itemsize
+    mapped = _map_file(filename, shared, nbytes)
+    return _share(mapped.view(_numpy_dtype(dtype))).requires_grad_(requires_grad)
+
+
+def _map_file(filename, shared, nbytes):
+    """nbytes of the file as a uint8 NumPy memmap: shared read-write, or copy-on-write. The errors are
+    PyTorch's (its MapAllocator's), with the C library's text for errno."""
+    try:
+        fd = os.open(filename, os.O_RDWR | os.O_CREAT if shared else os.O_RDONLY, 0o600)
+    except OSError as e:
+        raise RuntimeError(f"unable to open file <{filename}> in {'read-write' if shared else 'read-only'} mode: "
+                           f"{e.strerror} ({e.errno})") from None
+    try:
+        length = os.fstat(fd).st_size
+        if nbytes > length:
+            if not shared:
+                raise RuntimeError(f"file <{filename}> size <{length}> is smaller than the required mapping size "
+                                   f"<{nbytes}>")
+            os.ftruncate(fd, nbytes)  # the file grows with zeros
+        failure = errno.ENOMEM if nbytes < 0 else errno.ENODEV if stat.S_ISDIR(os.fstat(fd).st_mode) else None
+        if failure is not None:
+            raise RuntimeError(f"unable to mmap {nbytes} bytes from file <{filename}>: {os.strerror(failure)} "
+                               f"({failure})")
+        with open(fd, "r+b" if shared else "rb", closefd=False) as file:
+            # The mapping keeps the file open for as long as the array (and the tensor over it) lives.
+            return np.memmap(file, dtype=np.uint8, mode="r+" if shared else "c", shape=(nbytes,))
+    finally:
+        os.close(fd)
 
 
 def _is_buffer(obj):

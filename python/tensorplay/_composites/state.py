@@ -1,11 +1,13 @@
 """The global state functions of the torch namespace: print options, determinism, float32 matmul
 precision, threads, the default tensor type, warn-always, denormal flushing, the legacy per-device
-autocast functions, and the predicates about tensors and objects (typename, is_nonzero, get_device, ...).
+autocast functions, the predicates about tensors and objects (typename, is_nonzero, get_device, ...), and
+torch.cond, the branch on a predicate that PyTorch can compile, run eagerly.
 
 Flags that no tensorplay kernel reads yet (determinism, matmul precision, interop threads) are kept
 as state with PyTorch's checks, so that programs that set and read them run unchanged."""
 
 import builtins
+import collections
 import numbers
 import os
 import warnings
@@ -15,7 +17,7 @@ from tensorplay._C import Tensor
 from tensorplay._tensor_str import set_printoptions
 
 __all__ = [
-    "are_deterministic_algorithms_enabled", "get_autocast_cpu_dtype", "get_autocast_gpu_dtype",
+    "are_deterministic_algorithms_enabled", "cond", "get_autocast_cpu_dtype", "get_autocast_gpu_dtype",
     "get_autocast_ipu_dtype", "get_autocast_xla_dtype", "get_deterministic_debug_mode", "get_device",
     "get_float32_matmul_precision", "get_num_interop_threads", "init_num_threads", "is_autocast_cpu_enabled",
     "is_autocast_ipu_enabled", "is_autocast_xla_enabled", "is_deterministic_algorithms_warn_only_enabled",
@@ -373,3 +375,65 @@ def set_autocast_xla_enabled(enabled):
     _check_enabled(enabled)
     _deprecated("set_autocast_xla_enabled(enabled)", "set_autocast_enabled('xla', enabled)")
     _other_autocast["xla"][0] = enabled
+
+
+# ---- torch.cond, eagerly ----
+
+def cond(pred, true_fn, false_fn, operands=()):
+    """true_fn(*operands) if pred, else false_fn(*operands): an if-statement that torch.compile can
+    capture. pred is a Python bool, int or float (the branch is then simply called) or a tensor of one
+    element; operands a tuple or list whose leaves, through nested tuples, lists and dicts, are tensors.
+
+    With a tensor pred PyTorch compiles both branches, and so refuses outputs other than tensors and
+    ints and, while gradients are recorded, branches that change their operands in place or return one
+    of them (or a view of it, or one tensor twice). tensorplay runs only the branch pred picks, and
+    refuses the same of it; it cannot check, as compiling does, that the other branch returns the same
+    structure of tensors (with the same dtypes) or that a branch returns no tensor it closes over. An
+    error inside the branch is raised as it is, where PyTorch wraps it in its compiler's error."""
+    if isinstance(pred, (bool, int, float)):
+        return true_fn(*operands) if pred else false_fn(*operands)
+    if not isinstance(pred, Tensor):
+        raise RuntimeError(f"Expected pred to be bool or tensor, but got {pred}.")
+    if pred.numel() != 1:
+        raise RuntimeError(f"Expected pred to be bool or single-element tensor, but got {pred}.")
+    if not callable(true_fn) or not callable(false_fn):
+        raise RuntimeError("Expect both branches to be callable.")
+    inputs = _leaves(operands) if isinstance(operands, (tuple, list)) else None
+    if inputs is None or not all(isinstance(leaf, Tensor) for leaf in inputs):
+        raise RuntimeError("Expect operands to be a tuple of possibly nested dict/list/tuple that only consists of "
+                           f"tensor leaves, but got {operands}.")
+    branch = true_fn if pred.item() else false_fn
+    # Branches may change their operands, and return them, where no gradient is recorded.
+    recording = _C.is_grad_enabled()
+    versions = [t._version for t in inputs]
+    result = branch(*operands)
+    if recording and any(t._version != version for t, version in zip(inputs, versions)):
+        raise RuntimeError("cond: a branch changed an operand in place (higher order ops do not support input "
+                           "mutation while gradients are recorded)")
+    outputs = _leaves(result)
+    for leaf in outputs:
+        if not isinstance(leaf, Tensor) and (isinstance(leaf, bool) or not isinstance(leaf, int)):
+            raise RuntimeError(f"cond: a branch's outputs must be tensors or ints, but got {_type(leaf)}")
+    if recording:
+        seen = {_storage_of(t) for t in inputs if not t.is_meta}
+        for t in outputs:
+            if isinstance(t, Tensor) and not t.is_meta:
+                if _storage_of(t) in seen:
+                    raise RuntimeError("cond: a branch returned an operand, a view of one, or one tensor twice "
+                                       "(higher order ops do not support aliasing): return a clone() instead")
+                seen.add(_storage_of(t))
+    return result
+
+
+def _leaves(tree):
+    """The leaves of nested tuples, lists, deques and dicts (PyTorch's pytree containers), in order."""
+    if isinstance(tree, (tuple, list, collections.deque)):
+        return [leaf for item in tree for leaf in _leaves(item)]
+    if isinstance(tree, dict):
+        return [leaf for item in tree.values() for leaf in _leaves(item)]
+    return [tree]
+
+
+def _storage_of(t):
+    # Every storage, empty ones included, has an address of its own while it lives.
+    return t.data_ptr() - t.storage_offset() * t.element_size()

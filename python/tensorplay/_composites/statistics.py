@@ -1,6 +1,7 @@
 """Statistics of a tensor's values: medians, modes and quantiles, unique values and counts, sorted
 search and histograms, running extremes and log-sum-exps, differences, gradients and integrals,
-covariances, NaN-ignoring reductions, and a few products (inner, vander, matrix_power).
+covariances, NaN-ignoring reductions, and a few products (inner, vander, matrix_power, and mm under the
+names dsmm and spmm).
 
 They are composites of sort, gather, scatter_add, cumsum and the reductions: a value picked by
 sort and gather carries its gradient back to the element it came from, as PyTorch's do."""
@@ -24,7 +25,7 @@ __all__ = [
     "bucketize", "histc", "histogram", "histogramdd", "bincount", "count_nonzero", "cummax", "cummin",
     "logcumsumexp", "diff", "gradient", "trapezoid", "trapz", "cumulative_trapezoid", "cov", "corrcoef", "aminmax",
     "nanmean", "nansum", "std_mean", "var_mean", "isin", "inner", "ger", "vander", "chain_matmul", "matrix_power",
-    "frobenius_norm",
+    "frobenius_norm", "dsmm", "spmm",
 ]
 METHODS = [
     "median", "nanmedian", "mode", "quantile", "nanquantile", "unique", "unique_consecutive", "histc", "histogram",
@@ -742,9 +743,9 @@ def _logaddexp(a, b):
 @_with_exact_out
 @_typed(("input",), ints=("dim",))
 def logcumsumexp(input, dim):
+    dim = _wrap_dim(dim, input.dim())  # a bad dim is reported before the dtype, as in PyTorch
     if not input.is_floating_point():
         raise _not_implemented("logcumsumexp_out_cpu", input.dtype)
-    dim = _wrap_dim(dim, input.dim())
     if input.dim() == 0:
         return input.clone()
     # 16-bit inputs are summed in float32, as PyTorch's kernel does.
@@ -1159,6 +1160,11 @@ def _warn_once(key, message):
     if key not in _warned:
         _warned.add(key)
         warnings.warn(message, UserWarning, stacklevel=3)
+
+
+# PyTorch's names of mm for a sparse first matrix times a dense one: with a dense first matrix they are mm
+# itself (its arguments, errors, gradient and out=), and every tensorplay tensor is dense.
+dsmm = spmm = _C.mm
 
 
 def chain_matmul(*matrices, out=None):

@@ -1,8 +1,11 @@
 """The Tensor API that is not an op: how a tensor describes itself (type(), layout, dim_order, name, and
 the is_* flags of the backends, layouts and features tensorplay does not have), the matrix views
 (H, mH, mT, T, adjoint), conjugation (computed, never a lazy view), the real and imag views, the legacy constructor
-new(), Python callables applied elementwise (apply_, map_, map2_), subclass views (as_subclass), and the
-CUDA-only memory calls that a CPU build refuses (pin_memory, record_stream)."""
+new(), Python callables applied elementwise (apply_, map_, map2_), subclass views (as_subclass), the
+CUDA-only memory calls that a CPU build refuses (pin_memory, record_stream), the copies to devices tensorplay
+has no kernels for (xpu, ipu, mtia), what a sparse or quantized tensor answers that a dense one answers too
+(to_dense, dense_dim, sparse_dim, dequantize), and the functions PyTorch removed but still names, to say
+what replaces them (eig, lstsq, solve, symeig, matrix_rank, reinforce)."""
 
 import builtins
 import collections.abc
@@ -20,20 +23,24 @@ from tensorplay._dtypes import aten_name
 from tensorplay._composites.state import warn_once
 from tensorplay._size import Size
 from tensorplay._tensor import tensor as _tensor
+from tensorplay.autograd.function import Function
 from tensorplay.nn._functional._checks import _named
 
 __all__ = [
-    "adjoint", "conj", "conj_physical", "is_complex", "is_conj", "is_neg", "jagged", "layout", "resolve_conj",
-    "resolve_neg", "sparse_bsc", "sparse_bsr", "sparse_coo", "sparse_csc", "sparse_csr", "strided"
+    "adjoint", "conj", "conj_physical", "dequantize", "eig", "is_complex", "is_conj", "is_neg", "jagged", "layout",
+    "lstsq", "matrix_rank", "resolve_conj", "resolve_neg", "solve", "sparse_bsc", "sparse_bsr", "sparse_coo",
+    "sparse_csc", "sparse_csr", "strided", "symeig"
 ]
 METHODS = [
     "H", "T", "adjoint", "apply_", "as_subclass", "conj", "conj_physical", "conj_physical_", "const_data_ptr",
-    "dim_order", "is_complex", "is_conj", "is_ipu", "is_maia", "is_mkldnn", "is_mps", "is_mtia", "is_neg", "is_nested",
-    "is_pinned", "is_quantized", "is_set_to", "is_shared", "is_sparse", "is_sparse_csr", "is_vulkan", "is_xla",
-    "is_xpu", "mH", "mT", "map2_", "map_", "module_load", "name", "new", "pin_memory", "record_stream", "resolve_conj",
-    "resolve_neg", "type", "volatile", "real", "imag"
+    "dense_dim", "dequantize", "dim_order", "ipu", "is_complex", "is_conj", "is_ipu", "is_maia", "is_mkldnn", "is_mps",
+    "is_mtia", "is_neg", "is_nested", "is_pinned", "is_quantized", "is_set_to", "is_shared", "is_sparse",
+    "is_sparse_csr", "is_vulkan", "is_xla", "is_xpu", "mH", "mT", "map2_", "map_", "module_load", "mtia", "name", "new",
+    "pin_memory", "record_stream", "reinforce", "resolve_conj", "resolve_neg", "sparse_dim", "to_dense", "type",
+    "volatile", "real", "imag", "xpu"
 ]
-# Tensor.layout is bound below, by hand: this module's `layout` is the type (tensorplay.layout).
+# Bound below, by hand: Tensor.layout (this module's `layout` is the type, tensorplay.layout), and Tensor.eig,
+# lstsq, solve and symeig (the methods take other arguments than the torch functions of those names).
 
 
 def _class_name(value):
@@ -643,3 +650,198 @@ def _dtype_name(dtype):
 
 _NUMPY_INTEGERS = {_C.uint8: np.uint8, _C.int8: np.int8, _C.int16: np.int16, _C.int32: np.int32, _C.int64: np.int64}
 _STORES = {**{d: _store_integer for d in _NUMPY_INTEGERS}, _C.bool: _store_bool}
+
+
+# ---- copies to devices tensorplay has no kernels for ----
+
+def _to_device_without_kernels(kind, error):
+    """Tensor.<kind>(): a copy to a device of that type, which this build cannot make. The arguments are
+    checked as PyTorch checks them, and then error, the kind of exception PyTorch's CPU build raises, is
+    raised saying that tensorplay was built without the device."""
+
+    def copy_to(input, device=None, non_blocking=False, memory_format=_C.preserve_format):
+        if isinstance(device, bool) or not (device is None or isinstance(device, (int, str, _C.device))):
+            raise TypeError(f"{kind}(): argument 'device' (position 1) must be torch.device, not "
+                            f"{_class_name(device)}")
+        if not isinstance(non_blocking, bool):
+            raise TypeError(f"{kind}(): argument 'non_blocking' must be bool, not {_class_name(non_blocking)}")
+        if not isinstance(memory_format, _C.memory_format):
+            raise TypeError(f"{kind}(): argument 'memory_format' must be torch.memory_format, not "
+                            f"{_class_name(memory_format)}")
+        if isinstance(device, int):
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        if isinstance(device, str) and device.partition(":")[0] != kind:
+            _C.device(device)  # a string that names no device is refused as tensorplay.device refuses it
+        if isinstance(device, _C.device) or isinstance(device, str) and device.partition(":")[0] != kind:
+            raise RuntimeError(f"Invalid device, must be {'MTIA' if kind == 'mtia' else kind} device")
+        raise error(f"tensorplay was built without {kind.upper()} support")
+
+    copy_to.__name__ = copy_to.__qualname__ = kind
+    copy_to.__doc__ = (f"A copy on the {kind.upper()} device: refused, as PyTorch's CPU build refuses it (tensorplay "
+                       f"has no {kind.upper()} kernels).")
+    return copy_to
+
+
+xpu = _to_device_without_kernels("xpu", AssertionError)
+ipu = _to_device_without_kernels("ipu", RuntimeError)
+mtia = _to_device_without_kernels("mtia", AssertionError)
+
+
+# ---- what a dense tensor answers to the calls made for sparse and quantized ones ----
+
+def to_dense(input, dtype=None, *, masked_grad=None):
+    """A strided copy of a sparse tensor; tensorplay's tensors are all strided, so the tensor itself
+    (cast to dtype when that is another). masked_grad concerns the gradient of a sparse input only."""
+    if dtype is not None and not isinstance(dtype, _C.dtype):
+        raise TypeError(f"to_dense(): argument 'dtype' must be torch.dtype, not {_class_name(dtype)}")
+    if masked_grad is not None and not isinstance(masked_grad, bool):
+        raise TypeError(f"to_dense(): argument 'masked_grad' must be bool, not {_class_name(masked_grad)}")
+    if dtype is None or dtype == input.dtype:
+        return input
+    return input.to(dtype)
+
+
+def dense_dim(input):
+    """The number of dense dims: of a strided tensor, all of them."""
+    return input.dim()
+
+
+def sparse_dim(input):
+    """The number of sparse dims: of a strided tensor, none."""
+    return 0
+
+
+class _NoDerivative(Function):
+    """An op that PyTorch defines no derivative for: backward through it is an error."""
+
+    @staticmethod
+    def forward(ctx, result, input, op):
+        ctx.op = op
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError(f"derivative for {ctx.op} is not implemented")
+
+
+def dequantize(input):
+    """A quantized tensor's values as float32. A tensor that is not quantized (every tensorplay tensor)
+    is cast to float32, as PyTorch casts it: a float32 tensor is returned itself, and the cast has no
+    derivative (backward through it is an error)."""
+    if isinstance(input, (tuple, list)) and all(isinstance(t, Tensor) for t in input):
+        raise NotImplementedError("dequantize(): a sequence of tensors is dequantized only when they are quantized, "
+                                  "and tensorplay has no quantized tensors")
+    if not isinstance(input, Tensor):
+        raise TypeError(f"dequantize() received an invalid combination of arguments - got ({_class_name(input)}), but "
+                        f"expected one of:\n * (Tensor input)\n * (tuple of Tensors tensors)\n")
+    if input.is_meta:
+        raise NotImplementedError("dequantize: there is no meta kernel for it")
+    if input.dtype == _C.float32:
+        return input
+    result = input.detach().to(_C.float32)
+    if input.requires_grad and _C.is_grad_enabled():
+        return _NoDerivative.apply(result, input, "dequantize")
+    return result
+
+
+# ---- functions PyTorch removed, whose names say what replaces them ----
+
+def _removed_since_1_9(text):
+    return RuntimeError("This function was deprecated since version 1.9 and is now removed. " + text)
+
+
+_EIG_REMOVED = ("`torch.linalg.eig` returns complex tensors of dtype `cfloat` or `cdouble` rather than real tensors "
+                "mimicking complex tensors.\n\nL, _ = torch.eig(A) should be replaced with:\nL_complex = "
+                "torch.linalg.eigvals(A)\n\nand\n\nL, V = torch.eig(A, eigenvectors=True) should be replaced with:\n"
+                "L_complex, V_complex = torch.linalg.eig(A)")
+_LSTSQ_REMOVED = ("`torch.lstsq` is deprecated in favor of `torch.linalg.lstsq`.\n`torch.linalg.lstsq` has reversed "
+                  "arguments and does not return the QR decomposition in the returned tuple (although it returns other "
+                  "information about the problem).\n\nTo get the QR decomposition consider using `torch.linalg.qr`.\n\n"
+                  "The returned solution in `torch.lstsq` stored the residuals of the solution in the last m - n "
+                  "columns of the returned value whenever m > n. In torch.linalg.lstsq, the residuals are in the field "
+                  "'residuals' of the returned named tuple.\n\nThe unpacking of the solution, as in\nX, _ = "
+                  "torch.lstsq(B, A).solution[:A.size(1)]\nshould be replaced with:\nX = torch.linalg.lstsq(A, "
+                  "B).solution")
+_SOLVE_REMOVED = ("`torch.solve` is deprecated in favor of `torch.linalg.solve`. `torch.linalg.solve` has its "
+                  "arguments reversed and does not return the LU factorization.\n\nTo get the LU factorization see "
+                  "`torch.lu`, which can be used with `torch.lu_solve` or `torch.lu_unpack`.\nX = torch.solve(B, "
+                  "A).solution should be replaced with:\nX = torch.linalg.solve(A, B)")
+_SYMEIG_REMOVED = ("The default behavior has changed from using the upper triangular portion of the matrix by default "
+                   "to using the lower triangular portion.\n\nL, _ = torch.symeig(A, upper=upper) should be replaced "
+                   "with:\nL = torch.linalg.eigvalsh(A, UPLO='U' if upper else 'L')\n\nand\n\nL, V = "
+                   "torch.symeig(A, eigenvectors=True) should be replaced with:\nL, V = torch.linalg.eigh(A, UPLO='U' "
+                   "if upper else 'L')")
+
+
+def eig(self, eigenvectors=False, *, e=None, v=None):
+    """Removed from PyTorch (since 1.9): raises, naming torch.linalg.eig and eigvals, which replace it."""
+    raise _removed_since_1_9(_EIG_REMOVED)
+
+
+def lstsq(input, A, *, out=None):
+    """Removed from PyTorch (since 1.9): raises, naming torch.linalg.lstsq, which replaces it."""
+    raise _removed_since_1_9(_LSTSQ_REMOVED)
+
+
+def solve(input, A, *, out=None):
+    """Removed from PyTorch (since 1.9): raises, naming torch.linalg.solve, which replaces it."""
+    raise _removed_since_1_9(_SOLVE_REMOVED)
+
+
+def symeig(input, eigenvectors=False, upper=True, *, out=None):
+    """Removed from PyTorch (since 1.9): raises, naming torch.linalg.eigh and eigvalsh, which replace it."""
+    raise _removed_since_1_9(_SYMEIG_REMOVED)
+
+
+def matrix_rank(input, tol=None, symmetric=False, *, out=None):
+    """Removed from PyTorch (since 1.9): raises, naming torch.linalg.matrix_rank, which replaces it."""
+    raise RuntimeError("This function was deprecated since version 1.9 and is now removed.\nPlease use the "
+                       "`torch.linalg.matrix_rank` function instead. The parameter 'symmetric' was renamed in "
+                       "`torch.linalg.matrix_rank()` to 'hermitian'.")
+
+
+def _method(name, function):
+    function.__name__, function.__qualname__ = name, f"Tensor.{name}"
+    setattr(Tensor, name, function)
+
+
+def _eig_method(self, eigenvectors=False):
+    """Removed from PyTorch (since 1.9): raises, naming torch.linalg.eig and eigvals, which replace it."""
+    raise _removed_since_1_9(_EIG_REMOVED)
+
+
+def _lstsq_method(self, other):
+    """Removed from PyTorch (since 1.9): raises, naming torch.linalg.lstsq, which replaces it."""
+    raise _removed_since_1_9(_LSTSQ_REMOVED)
+
+
+def _solve_method(self, other):
+    """Removed from PyTorch (since 1.9): raises, naming torch.linalg.solve, which replaces it."""
+    raise _removed_since_1_9(_SOLVE_REMOVED)
+
+
+def _symeig_method(self, eigenvectors=False):
+    """Removed from PyTorch (since 1.9): raises, naming torch.linalg.eigh and eigvalsh, which replace it."""
+    raise _removed_since_1_9(_SYMEIG_REMOVED)
+
+
+_method("eig", _eig_method)
+_method("lstsq", _lstsq_method)
+_method("solve", _solve_method)
+_method("symeig", _symeig_method)
+
+
+def reinforce(input, reward):
+    """Removed from PyTorch (with stochastic Variables): raises, showing the torch.distributions code that
+    replaces it."""
+    raise RuntimeError("\n".join([
+        "reinforce() was removed.", "Use torch.distributions instead.",
+        "See https://pytorch.org/docs/main/distributions.html", "", "Instead of:", "",
+        "probs = policy_network(state)", "action = probs.multinomial()", "next_state, reward = env.step(action)",
+        "action.reinforce(reward)", "action.backward()", "", "Use:", "", "probs = policy_network(state)",
+        "# NOTE: categorical is equivalent to what used to be called multinomial",
+        "m = torch.distributions.Categorical(probs)", "action = m.sample()", "next_state, reward = env.step(action)",
+        "loss = -m.log_prob(action) * reward", "loss.backward()", ""]))
+
+
+reinforce.__qualname__ = "Tensor.reinforce"  # as Python names it in argument errors, like PyTorch's (a Python method)

@@ -53,7 +53,7 @@ def _random_values(shape, dtype, device, low, high):
         if high - low >= info.max:
             return values.uniform_(low / 2, high / 2).mul_(2)
         return values.uniform_(low, high)
-    if dtype.is_complex:  # each part drawn as its real dtype's values are
+    if isinstance(dtype, _C.dtype) and dtype.is_complex:  # each part drawn as its real dtype's values are
         parts = dtype.to_real()
         return tp.complex(_random_values(shape, parts, device, low, high), _random_values(shape, parts, device, low, high))
     raise TypeError(f"The requested dtype '{dtype}' is not supported by tensorplay.testing.make_tensor().")
