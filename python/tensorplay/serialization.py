@@ -22,8 +22,10 @@ checked against the file before anything is allocated, and any malformed input r
 """
 
 import collections
+import io
 import json
 import os
+import pickle
 import struct
 import sys
 import uuid
@@ -31,11 +33,12 @@ import uuid
 import ml_dtypes
 import numpy as np
 
-from tensorplay import _C
+from tensorplay import _C, _pickle_checkpoint
 from tensorplay._C import Tensor
+from tensorplay._pickle_checkpoint import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
 from tensorplay._tensor import from_numpy
 
-__all__ = ["save", "load"]
+__all__ = ["save", "load", "add_safe_globals", "clear_safe_globals", "get_safe_globals", "safe_globals"]
 
 # safetensors refuses headers over 100 MB; so do we, before reading one.
 _MAX_HEADER_BYTES = 100 * 1000 * 1000
@@ -217,15 +220,43 @@ def _write_array(f, array):
 _Entry = collections.namedtuple("_Entry", "name code shape begin end")
 
 
-def load(f):
-    """Loads an object saved by save (or any safetensors file) from a path or a binary file object.
+def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=False, **pickle_load_args):
+    """Loads an object from a path or a binary file object: one saved by save (or any safetensors
+    file), or a checkpoint PyTorch's torch.save wrote (its zip format: see _pickle_checkpoint.py).
 
-    Tensors come back as plain tensors that don't require grad. Raises ValueError if the file is
-    malformed, truncated or inconsistent.
+    A PyTorch checkpoint unpickles through an allow-list with weights_only=True (the default): tensors,
+    parameters, state dicts and primitive containers, and the globals add_safe_globals allows; anything
+    else raises pickle.UnpicklingError naming it, and runs nothing. weights_only=False lets the file
+    name any global (and so run any code): only for files you trust. map_location takes PyTorch's forms
+    (a device, a string, a dict, a function of (storage, location)); mmap=True maps a checkpoint's
+    storages from the file (copy-on-write) instead of reading them.
+
+    safetensors files hold no code; their tensors come back as plain tensors that don't require grad.
+    Raises ValueError if such a file is malformed, truncated or inconsistent.
     """
+    if pickle_module is not None and pickle_module is not pickle:
+        raise ValueError("load: tensorplay reads checkpoints with Python's pickle module only")
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as file:
-            return _load_file(file)
+            return _load_any(file, map_location, weights_only, os.fspath(f) if mmap else None)
+    if mmap and not isinstance(getattr(f, "name", None), (str, bytes)):
+        raise ValueError("load: mmap=True needs f to be a path, or a file object opened from one")
+    return _load_any(f, map_location, weights_only, f.name if mmap else None)
+
+
+def _load_any(f, map_location, weights_only, mmap_path):
+    head = f.read(4)
+    if _remaining_size(f) is not None:
+        f.seek(-len(head), os.SEEK_CUR)
+    elif head == _pickle_checkpoint.ZIP_MAGIC:  # a zip archive is read from its end: the stream is read whole
+        f = io.BytesIO(head + f.read())
+    else:
+        f = _Prepended(head, f)
+    if head == _pickle_checkpoint.ZIP_MAGIC:
+        return _pickle_checkpoint.load_zip_checkpoint(f, map_location, weights_only, mmap_path)
+    if map_location is not None and not callable(map_location):
+        _pickle_checkpoint._check_location(  # a safetensors file's tensors are CPU tensors
+            map_location if isinstance(map_location, str) else str(_C.device(map_location)))
     return _load_file(f)
 
 
@@ -250,6 +281,20 @@ def _load_file(f):
     # Header order, not data order, like other safetensors readers.
     tensors = {name: tensors[name] for name in header}
     return tensors if root is None else _restore(root, tensors)
+
+
+class _Prepended:
+    """An unseekable stream with the bytes already read from it put back in front."""
+
+    def __init__(self, head, rest):
+        self._head, self._rest = head, rest
+
+    def read(self, n=-1):
+        if n is None or n < 0:
+            data, self._head = self._head + self._rest.read(), b""
+            return data
+        data, self._head = self._head[:n], self._head[n:]
+        return data + (self._rest.read(n - len(data)) if len(data) < n else b"")
 
 
 def _remaining_size(f):

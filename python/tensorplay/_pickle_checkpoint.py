@@ -1,0 +1,316 @@
+"""Reading PyTorch's checkpoint format: what torch.save writes since PyTorch 1.6.
+
+A checkpoint is a zip archive (entries stored, not compressed) under one top-level folder::
+
+    <name>/data.pkl      the saved object, pickled (protocol 2); each storage is a persistent id
+                         ('storage', <storage type: torch.FloatStorage, ...>, key, location, numel)
+    <name>/data/<key>    each storage's bytes
+    <name>/byteorder     'little' (or 'big')
+    <name>/version, .format_version, .storage_alignment, .data/serialization_id
+
+Tensors are rebuilt by torch._utils._rebuild_tensor_v2(storage, offset, size, stride, requires_grad,
+backward_hooks) over their storage, so views saved together share memory again when loaded.
+
+weights_only=True (the default, as in PyTorch 2.6+) unpickles through an allow-list: the globals a
+checkpoint of tensors, parameters, state dicts and primitive containers needs, and those the user
+allows (add_safe_globals, safe_globals). Any other global raises pickle.UnpicklingError naming it
+before anything runs: find_class is the only way a pickle reaches code, and it refuses. With
+weights_only=False the pickle may name any global, which runs whatever the file says: only for
+files one trusts, as PyTorch warns.
+"""
+
+import _compat_pickle
+import collections
+import contextlib
+import io
+import pickle
+import threading
+import zipfile
+
+import ml_dtypes
+import numpy as np
+
+from tensorplay import _C
+from tensorplay._C import Tensor
+
+__all__ = ["add_safe_globals", "clear_safe_globals", "get_safe_globals", "safe_globals"]
+
+# PyTorch's legacy storage types, by the dtype of their elements.
+_STORAGE_DTYPES = {
+    "FloatStorage": (_C.float32, np.float32), "DoubleStorage": (_C.float64, np.float64),
+    "HalfStorage": (_C.float16, np.float16), "BFloat16Storage": (_C.bfloat16, ml_dtypes.bfloat16),
+    "LongStorage": (_C.int64, np.int64), "IntStorage": (_C.int32, np.int32), "ShortStorage": (_C.int16, np.int16),
+    "CharStorage": (_C.int8, np.int8), "ByteStorage": (_C.uint8, np.uint8), "BoolStorage": (_C.bool, np.bool_),
+    "ComplexFloatStorage": (_C.complex64, np.complex64), "ComplexDoubleStorage": (_C.complex128, np.complex128),
+}
+
+# How a zip archive, and so a PyTorch checkpoint, starts.
+ZIP_MAGIC = b"PK\x03\x04"
+
+
+# ---- the allow-list ----
+
+_user_globals = []  # add_safe_globals: process-wide, as in PyTorch
+_scoped = threading.local()  # safe_globals(...): this thread, for the block
+
+
+def add_safe_globals(safe_globals):
+    """Allows the given classes and functions (or (object, "module.name") pairs) in weights_only loads."""
+    for entry in safe_globals:
+        _user_globals.append(entry)
+
+
+def clear_safe_globals():
+    """Forgets every global add_safe_globals allowed."""
+    _user_globals.clear()
+
+
+def get_safe_globals():
+    """The globals add_safe_globals allowed, in the order they were added."""
+    return list(_user_globals)
+
+
+@contextlib.contextmanager
+def safe_globals(safe_globals):
+    """Allows the given globals in weights_only loads for the block (in this thread)."""
+    previous = getattr(_scoped, "entries", [])
+    _scoped.entries = previous + list(safe_globals)
+    try:
+        yield
+    finally:
+        _scoped.entries = previous
+
+
+def _allowed_by_user(module, name):
+    for entry in _user_globals + getattr(_scoped, "entries", []):
+        obj, qualified = entry if isinstance(entry, tuple) else (entry, None)
+        if qualified is None:
+            qualified = f"{getattr(obj, '__module__', '')}.{getattr(obj, '__qualname__', getattr(obj, '__name__', ''))}"
+        if qualified == f"{module}.{name}":
+            return obj
+    return None
+
+
+# ---- rebuilding PyTorch's objects as tensorplay's ----
+
+class _StorageType:
+    """A legacy storage type (torch.FloatStorage, ...), as the persistent ids name them."""
+
+    def __init__(self, name):
+        self.name = name
+        self.dtype, self.numpy_dtype = _STORAGE_DTYPES[name]
+
+
+class _Storage:
+    """A storage read from the archive: its elements as a 1-D NumPy array, and where it was saved."""
+
+    def __init__(self, array, dtype, location):
+        self.array, self.dtype, self.location = array, dtype, location
+
+    def cpu(self):  # map_location=lambda storage, location: storage.cpu()
+        return self
+
+
+def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None,
+                       metadata=None):
+    from tensorplay._tensor import from_numpy
+    base = from_numpy(storage.array) if storage.array.size else _C.empty(0, dtype=storage.dtype)
+    if base.dtype != storage.dtype:  # ml_dtypes' bfloat16 arrives as bfloat16 already; this is a guard
+        raise pickle.UnpicklingError(f"load: a storage of {storage.dtype} read as {base.dtype}")
+    _check_window(storage, storage_offset, size, stride)
+    tensor = base.as_strided(tuple(size), tuple(stride), storage_offset)
+    return tensor.requires_grad_(bool(requires_grad)) if requires_grad else tensor
+
+
+def _rebuild_tensor(storage, storage_offset, size, stride):
+    return _rebuild_tensor_v2(storage, storage_offset, size, stride)
+
+
+def _check_window(storage, offset, size, stride):
+    """A corrupt checkpoint must not make a view past its storage's end."""
+    if not all(isinstance(v, int) for v in (offset, *size, *stride)) or offset < 0 or len(size) != len(stride) \
+            or any(v < 0 for v in (*size, *stride)):
+        raise pickle.UnpicklingError(f"load: a tensor of size {tuple(size)}, stride {tuple(stride)} and offset "
+                                     f"{offset} is not a valid view")
+    if 0 not in size:
+        end = offset + sum((n - 1) * s for n, s in zip(size, stride)) + 1
+        if end > storage.array.size:
+            raise pickle.UnpicklingError(f"load: a tensor of size {tuple(size)} and stride {tuple(stride)} at offset "
+                                         f"{offset} reaches element {end - 1} of a storage of {storage.array.size}")
+
+
+def _rebuild_parameter(data, requires_grad, backward_hooks):
+    from tensorplay.nn import Parameter
+    return Parameter(data, requires_grad)
+
+
+def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
+    parameter = _rebuild_parameter(data, requires_grad, backward_hooks)
+    for key, value in (state or {}).items():
+        setattr(parameter, key, value)
+    return parameter
+
+
+def _device(spec):
+    return _C.device(spec)
+
+
+def _size(*args):
+    from tensorplay._size import Size
+    return Size(*args)
+
+
+# What a checkpoint of weights names, and what it becomes here.
+_TORCH_GLOBALS = {
+    ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor_v2,
+    ("torch._utils", "_rebuild_tensor"): _rebuild_tensor,
+    ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
+    ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter_with_state,
+    ("torch", "device"): _device,
+    ("torch", "Size"): _size,
+    ("collections", "OrderedDict"): collections.OrderedDict,
+    ("builtins", "set"): set,
+    ("builtins", "frozenset"): frozenset,
+    ("builtins", "bytearray"): bytearray,
+    ("builtins", "complex"): complex,
+    ("builtins", "slice"): slice,
+    ("_codecs", "encode"): __import__("codecs").encode,  # how protocol 2 pickles bytes
+}
+_TORCH_GLOBALS.update({("torch", name): _StorageType(name) for name in _STORAGE_DTYPES})
+_TORCH_GLOBALS.update({("torch", str(dtype).split(".")[-1]): dtype for dtype, _ in _STORAGE_DTYPES.values()})
+
+
+class _Unpickler(pickle.Unpickler):
+    """Unpickles data.pkl: PyTorch's globals become tensorplay's, storages come from the archive."""
+
+    def __init__(self, file, storages, weights_only):
+        super().__init__(file)
+        self._storages = storages
+        self._weights_only = weights_only
+
+    def find_class(self, module, name):
+        # Protocol 2 names Python 3's builtins by their Python 2 names (__builtin__.set): as Python's
+        # own find_class does, they are mapped back first.
+        if (module, name) in _compat_pickle.NAME_MAPPING:
+            module, name = _compat_pickle.NAME_MAPPING[module, name]
+        module = _compat_pickle.IMPORT_MAPPING.get(module, module)
+        if (module, name) in _TORCH_GLOBALS:
+            return _TORCH_GLOBALS[module, name]
+        if self._weights_only:
+            allowed = _allowed_by_user(module, name)
+            if allowed is not None:
+                return allowed
+            raise pickle.UnpicklingError(
+                f"Weights only load failed. This file can still be loaded; to do so you have two options: (1) rerun "
+                f"tensorplay.load with weights_only=False, which can run arbitrary code: do it only if you trust "
+                f"the file's source; (2) allow the global it names: Unsupported global: GLOBAL {module}.{name} was "
+                f"not an allowed global by default. Please use tensorplay.serialization.add_safe_globals([{name}]) "
+                f"or the tensorplay.serialization.safe_globals([{name}]) context manager to allowlist this global "
+                f"if you trust this class/function.")
+        if module.split(".")[0] == "torch":
+            raise pickle.UnpicklingError(f"load: the checkpoint names torch's {module}.{name}, which tensorplay "
+                                         "does not have")
+        return super().find_class(module, name)
+
+    def persistent_load(self, saved_id):
+        if not isinstance(saved_id, tuple) or len(saved_id) != 5 or saved_id[0] != "storage":
+            raise pickle.UnpicklingError(f"load: unknown persistent id {saved_id!r}")
+        _, storage_type, key, location, numel = saved_id
+        if not isinstance(storage_type, _StorageType):
+            raise pickle.UnpicklingError(f"load: unsupported storage type {storage_type!r}")
+        return self._storages(storage_type, str(key), str(location), numel)
+
+
+# ---- the archive ----
+
+def load_zip_checkpoint(f, map_location=None, weights_only=True, mmap_path=None):
+    """The object in the PyTorch checkpoint f (a binary file object positioned at the archive's start)."""
+    try:
+        archive = zipfile.ZipFile(f)
+    except zipfile.BadZipFile as e:
+        raise RuntimeError(f"load: not a valid checkpoint archive: {e}") from None
+    with archive:
+        pickles = [n for n in archive.namelist() if n.endswith("data.pkl") and n.count("/") <= 1]
+        if len(pickles) != 1:
+            raise RuntimeError(f"load: the archive has {len(pickles)} data.pkl records where a checkpoint has one")
+        prefix = pickles[0][:-len("data.pkl")]
+        names = set(archive.namelist())
+        byteorder = archive.read(prefix + "byteorder").decode() if prefix + "byteorder" in names else "little"
+        if byteorder not in ("little", "big"):
+            raise RuntimeError(f"load: unknown byte order {byteorder!r}")
+        loaded = {}
+
+        def storage(storage_type, key, location, numel):
+            if key not in loaded:
+                record = prefix + "data/" + key
+                if record not in names:
+                    raise RuntimeError(f"load: the checkpoint's storage {key} is missing from the archive")
+                array = _read_storage(archive, record, storage_type, byteorder, mmap_path)
+                if not isinstance(numel, int) or array.size != numel:
+                    raise RuntimeError(f"load: storage {key} holds {array.size} elements of "
+                                       f"{storage_type.name}, the checkpoint says {numel}")
+                loaded[key] = _placed(_Storage(array, storage_type.dtype, location), map_location)
+            return loaded[key]
+
+        data = archive.read(pickles[0])
+        try:
+            return _Unpickler(io.BytesIO(data), storage, weights_only).load()
+        except (pickle.UnpicklingError, RuntimeError):
+            raise
+        except Exception as e:  # a corrupt pickle: any error, reported as one
+            raise pickle.UnpicklingError(f"load: the checkpoint's data.pkl is corrupt: {type(e).__name__}: {e}") \
+                from None
+
+
+def _read_storage(archive, record, storage_type, byteorder, mmap_path):
+    info = archive.getinfo(record)
+    itemsize = np.dtype(storage_type.numpy_dtype).itemsize
+    if info.file_size % itemsize:
+        raise RuntimeError(f"load: {record} holds {info.file_size} bytes, not a whole number of "
+                           f"{storage_type.name} elements")
+    dtype = np.dtype(storage_type.numpy_dtype)
+    if byteorder == "big":
+        dtype = dtype.newbyteorder(">")
+    if mmap_path is not None and info.compress_type == zipfile.ZIP_STORED and byteorder == "little":
+        array = np.memmap(mmap_path, dtype=dtype, mode="c", offset=_data_offset(archive, info),
+                          shape=(info.file_size // itemsize,)) if info.file_size else np.empty(0, dtype)
+    else:
+        array = np.frombuffer(bytearray(archive.read(record)), dtype=dtype)
+    return array.astype(dtype.newbyteorder("=")) if byteorder == "big" else array
+
+
+def _data_offset(archive, info):
+    """Where a stored record's bytes start in the file: after its local header and that header's name
+    and extra field (whose lengths the local header gives, and may differ from the central directory's)."""
+    archive.fp.seek(info.header_offset + 26)
+    name_length, extra_length = np.frombuffer(archive.fp.read(4), dtype="<u2")
+    return info.header_offset + 30 + int(name_length) + int(extra_length)
+
+
+def _placed(storage, map_location):
+    """storage on the device map_location says (PyTorch's forms: None, a device or string, a dict from
+    saved to wanted locations, or a function of (storage, location) whose None result means "as saved")."""
+    if callable(map_location):
+        placed = map_location(storage, storage.location)
+        if placed is None:
+            return _placed(storage, None)
+        if not isinstance(placed, _Storage):
+            raise RuntimeError(f"load: map_location returned {type(placed).__name__}, not the storage it was given")
+        return placed
+    location = storage.location
+    if isinstance(map_location, dict):
+        location = map_location.get(location, location)
+    elif map_location is not None:
+        location = map_location if isinstance(map_location, str) else str(_C.device(map_location))
+    _check_location(location)
+    storage.location = location
+    return storage
+
+
+def _check_location(location):
+    device = _C.device(location)
+    if device.type != "cpu":
+        raise RuntimeError(f"Attempting to deserialize object on a {device.type.upper()} device but "
+                           f"tensorplay.{device.type}.is_available() is False. If you are running on a CPU-only "
+                           "machine, please use tensorplay.load with map_location=tensorplay.device('cpu') to map "
+                           "your storages to the CPU.")

@@ -1,0 +1,218 @@
+"""Checkpoints written by PyTorch's torch.save load in tensorplay.load: state dicts, optimizer state and
+nested containers, every dtype, shared storages, parameters; safe by default (an allow-list that
+refuses any other global and runs nothing), map_location's forms, mmap, and corrupt archives."""
+
+import collections
+import io
+import os
+import pickle
+import zipfile
+
+import ml_dtypes
+import numpy as np
+import pytest
+import torch
+
+import tensorplay as tp
+
+DTYPES = ["float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool",
+          "complex64", "complex128"]
+
+
+def torch_save(obj, tmp_path, name="checkpoint.pt"):
+    path = tmp_path / name
+    torch.save(obj, path)
+    return path
+
+
+def same(ours, theirs):
+    assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+    assert tuple(ours.shape) == tuple(theirs.shape) and ours.requires_grad == theirs.requires_grad
+    expected = theirs.detach()
+    if expected.dtype == torch.bfloat16:
+        assert np.array_equal(ours.detach().float().numpy(), expected.float().numpy(), equal_nan=True)
+    else:
+        assert np.array_equal(ours.detach().numpy(), expected.numpy(), equal_nan=True)
+
+
+def test_a_model_and_optimizer_checkpoint_loads_into_tensorplay_objects(tmp_path):
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
+    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    net(torch.randn(3, 4)).sum().backward()
+    opt.step()
+    path = torch_save({"model": net.state_dict(), "optimizer": opt.state_dict(), "epoch": 7, "loss": 0.25}, tmp_path)
+
+    checkpoint = tp.load(path)
+    assert checkpoint["epoch"] == 7 and checkpoint["loss"] == 0.25
+    assert isinstance(checkpoint["model"], collections.OrderedDict)
+    ours = tp.nn.Sequential(tp.nn.Linear(4, 8), tp.nn.ReLU(), tp.nn.Linear(8, 2))
+    ours.load_state_dict(checkpoint["model"])
+    for (name, p), (_, q) in zip(ours.named_parameters(), net.named_parameters()):
+        same(p.detach(), q.detach())
+    our_opt = tp.optim.Adam(ours.parameters(), lr=1e-3)
+    our_opt.load_state_dict(checkpoint["optimizer"])
+    x = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
+    ours(tp.from_numpy(x)).sum().backward()
+    net.zero_grad()
+    net(torch.from_numpy(x)).sum().backward()
+    our_opt.step()
+    opt.step()
+    for p, q in zip(ours.parameters(), net.parameters()):
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_every_dtype_survives_exactly(tmp_path, dtype):
+    values = torch.tensor([[0.0, -1.5, 3.25], [1e-3, float("inf"), 7.0]]) if dtype != "bool" else \
+        torch.tensor([[True, False, True], [False, False, True]])
+    if dtype.startswith("complex"):
+        values = torch.complex(values, -values)
+    t = values.to(getattr(torch, dtype))
+    same(tp.load(torch_save({"t": t, "view": t[:, 1:].t()}, tmp_path))["t"], t)
+
+
+def test_views_saved_together_share_memory_again(tmp_path):
+    base = torch.arange(12.0)
+    checkpoint = tp.load(torch_save({"base": base, "rows": base.view(3, 4), "column": base.view(3, 4)[:, 1]},
+                                    tmp_path))
+    same(checkpoint["column"], base.view(3, 4)[:, 1])
+    checkpoint["base"][5] = 100.0
+    assert checkpoint["rows"][1, 1].item() == 100.0 and checkpoint["column"][1].item() == 100.0
+
+
+def test_parameters_gradients_flags_and_small_objects(tmp_path):
+    obj = {"param": torch.nn.Parameter(torch.ones(2)), "frozen": torch.nn.Parameter(torch.ones(2), requires_grad=False),
+           "leaf": torch.ones(3, requires_grad=True), "size": torch.Size([2, 3]), "dtype": torch.bfloat16,
+           "device": torch.device("cpu"), "nested": [(1, 2.5, "s", None, True, b"bytes", {3, 4}, 1 + 2j)]}
+    loaded = tp.load(torch_save(obj, tmp_path))
+    assert isinstance(loaded["param"], tp.nn.Parameter) and loaded["param"].requires_grad
+    assert isinstance(loaded["frozen"], tp.nn.Parameter) and not loaded["frozen"].requires_grad
+    assert loaded["leaf"].requires_grad and loaded["leaf"].is_leaf
+    assert loaded["size"] == (2, 3) and isinstance(loaded["size"], tp.Size)
+    assert loaded["dtype"] is tp.bfloat16 and loaded["device"] == tp.device("cpu")
+    assert loaded["nested"] == [(1, 2.5, "s", None, True, b"bytes", {3, 4}, 1 + 2j)]
+
+
+class Marker:
+    """A class a checkpoint may name: loads only when allowed."""
+
+    def __init__(self, value):
+        self.value = value
+
+
+def test_a_checkpoint_naming_os_system_is_refused_and_runs_nothing(tmp_path):
+    witness = tmp_path / "ran"
+
+    class Payload:
+        def __reduce__(self):
+            return os.system, (f"touch {witness}",)
+
+    path = torch_save({"weights": torch.ones(2), "payload": Payload()}, tmp_path)
+    with pytest.raises(pickle.UnpicklingError, match=r"Weights only load failed.*GLOBAL posix\.system was not an "
+                                                     r"allowed global"):
+        tp.load(path)
+    assert not witness.exists()
+
+
+def test_weights_only_false_and_the_allow_list(tmp_path):
+    path = torch_save({"marker": Marker(3), "t": torch.ones(1)}, tmp_path)
+    with pytest.raises(pickle.UnpicklingError, match="Marker"):
+        tp.load(path)
+    assert tp.load(path, weights_only=False)["marker"].value == 3
+    with tp.serialization.safe_globals([Marker]):
+        assert tp.load(path)["marker"].value == 3
+    with pytest.raises(pickle.UnpicklingError):
+        tp.load(path)
+    tp.serialization.add_safe_globals([Marker])
+    try:
+        assert Marker in tp.serialization.get_safe_globals()
+        assert tp.load(path)["marker"].value == 3
+    finally:
+        tp.serialization.clear_safe_globals()
+    assert tp.serialization.get_safe_globals() == []
+
+
+def with_location(path, location, tmp_path):
+    """The checkpoint at path rewritten as if its storages had been saved on `location`."""
+    out = tmp_path / "moved.pt"
+    with zipfile.ZipFile(path) as source, zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as target:
+        for info in source.infolist():
+            data = source.read(info)
+            if info.filename.endswith("data.pkl"):
+                encoded = location.encode()
+                data = data.replace(b"X\x03\x00\x00\x00cpu", b"X" + len(encoded).to_bytes(4, "little") + encoded)
+            target.writestr(info, data)
+    return out
+
+
+def test_map_location_forms(tmp_path):
+    path = torch_save({"w": torch.arange(4.0)}, tmp_path)
+    on_cuda = with_location(path, "cuda:0", tmp_path)
+    with pytest.raises(RuntimeError, match="map_location"):
+        tp.load(on_cuda)
+    for map_location in ("cpu", tp.device("cpu"), {"cuda:0": "cpu"}, lambda storage, location: storage,
+                         lambda storage, location: storage.cpu()):
+        assert tp.load(on_cuda, map_location=map_location)["w"].tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert tp.load(path, map_location=lambda storage, location: None)["w"].tolist() == [0.0, 1.0, 2.0, 3.0]
+    with pytest.raises(RuntimeError, match="CUDA"):
+        tp.load(path, map_location="cuda")
+
+
+def test_mmap_maps_storages_copy_on_write(tmp_path):
+    t = torch.randn(64, 32)
+    path = torch_save({"t": t, "u": torch.arange(5)}, tmp_path)
+    before = path.read_bytes()
+    loaded = tp.load(path, mmap=True)
+    same(loaded["t"], t)
+    same(loaded["u"], torch.arange(5))
+    loaded["t"].zero_()
+    assert path.read_bytes() == before
+    with open(path, "rb") as f:
+        same(tp.load(f, mmap=True)["t"], t)
+    with pytest.raises(ValueError, match="mmap"):
+        tp.load(io.BytesIO(before), mmap=True)
+
+
+def test_file_objects_and_safetensors_still_load(tmp_path):
+    path = torch_save({"w": torch.ones(2)}, tmp_path)
+    assert tp.load(io.BytesIO(path.read_bytes()))["w"].tolist() == [1.0, 1.0]
+    tp.save({"w": tp.ones(2)}, tmp_path / "ours.safetensors")
+    assert tp.load(tmp_path / "ours.safetensors", map_location="cpu")["w"].tolist() == [1.0, 1.0]
+
+
+def rewrite(path, tmp_path, change):
+    """The checkpoint with its records changed by change(name, data) -> data or None (dropped)."""
+    out = tmp_path / "changed.pt"
+    with zipfile.ZipFile(path) as source, zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as target:
+        for info in source.infolist():
+            data = change(info.filename, source.read(info))
+            if data is not None:
+                target.writestr(info, data)
+    return out
+
+
+def test_corrupt_checkpoints_fail_cleanly(tmp_path):
+    path = torch_save({"w": torch.arange(6.0).view(2, 3)}, tmp_path)
+    raw = path.read_bytes()
+    (tmp_path / "truncated.pt").write_bytes(raw[:len(raw) // 2])
+    with pytest.raises((RuntimeError, ValueError)):
+        tp.load(tmp_path / "truncated.pt")
+    missing = rewrite(path, tmp_path, lambda name, data: None if name.endswith("data/0") else data)
+    with pytest.raises(RuntimeError, match="missing"):
+        tp.load(missing)
+    short = rewrite(path, tmp_path, lambda name, data: data[:8] if name.endswith("data/0") else data)
+    with pytest.raises(RuntimeError, match="holds 2 elements"):
+        tp.load(short)
+    garbled = rewrite(path, tmp_path, lambda name, data: data[:20] + b"\xff" * 10 if name.endswith("data.pkl") else data)
+    with pytest.raises(pickle.UnpicklingError):
+        tp.load(garbled)
+
+
+def test_a_view_past_its_storage_is_refused(tmp_path):
+    path = torch_save({"w": torch.arange(6.0)}, tmp_path)
+    # The stored size (6,) becomes (9,): BININT1 6 inside the size tuple.
+    bad = rewrite(path, tmp_path, lambda name, data: data.replace(b"K\x06\x85", b"K\x09\x85")
+                  if name.endswith("data.pkl") else data)
+    with pytest.raises(pickle.UnpicklingError, match="reaches element 8 of a storage of 6"):
+        tp.load(bad)
