@@ -1,4 +1,4 @@
-"""Reading PyTorch's checkpoint format: what torch.save writes since PyTorch 1.6.
+"""PyTorch's checkpoint format, read and written: what torch.save writes since PyTorch 1.6.
 
 A checkpoint is a zip archive (entries stored, not compressed) under one top-level folder::
 
@@ -11,6 +11,10 @@ A checkpoint is a zip archive (entries stored, not compressed) under one top-lev
 Tensors are rebuilt by torch._utils._rebuild_tensor_v2(storage, offset, size, stride, requires_grad,
 backward_hooks) over their storage, so views saved together share memory again when loaded.
 
+Writing, tensorplay names PyTorch's globals (torch._utils._rebuild_tensor_v2, torch.FloatStorage, ...)
+without importing torch: its pickler writes those GLOBAL opcodes itself. So torch.load, with its
+default weights_only=True, reads what tensorplay.save writes, and tensorplay.load reads it back.
+
 weights_only=True (the default, as in PyTorch 2.6+) unpickles through an allow-list: the globals a
 checkpoint of tensors, parameters, state dicts and primitive containers needs, and those the user
 allows (add_safe_globals, safe_globals). Any other global raises pickle.UnpicklingError naming it
@@ -22,6 +26,7 @@ files one trusts, as PyTorch warns.
 import _compat_pickle
 import collections
 import contextlib
+import hashlib
 import io
 import pickle
 import threading
@@ -314,3 +319,103 @@ def _check_location(location):
                            f"tensorplay.{device.type}.is_available() is False. If you are running on a CPU-only "
                            "machine, please use tensorplay.load with map_location=tensorplay.device('cpu') to map "
                            "your storages to the CPU.")
+
+
+# ---- writing ----
+
+class _TorchGlobal:
+    """A global of PyTorch's, named in the pickle (GLOBAL module name) without importing it."""
+
+    def __init__(self, module, name):
+        self.module, self.name = module, name
+
+    def __call__(self, *args):  # the pickler takes only callables as a reduction's function
+        raise TypeError(f"{self.module}.{self.name} is PyTorch's, named in a pickle; it is not called here")
+
+
+_REBUILD_TENSOR = _TorchGlobal("torch._utils", "_rebuild_tensor_v2")
+_REBUILD_PARAMETER = _TorchGlobal("torch._utils", "_rebuild_parameter")
+_STORAGE_NAMES = {dtype: name for name, (dtype, _) in _STORAGE_DTYPES.items()}
+
+
+class _StorageRef:
+    """A tensor's storage in the pickle: a persistent id, its bytes a record of their own."""
+
+    def __init__(self, key, dtype, data):
+        self.key, self.dtype, self.data = key, dtype, data
+
+
+class _Pickler(pickle._Pickler):  # the Python pickler: its dispatch table takes the GLOBALs written here
+    dispatch = dict(pickle._Pickler.dispatch)
+
+    def __init__(self, file, protocol):
+        super().__init__(file, protocol)
+        self.storages = {}  # (address, bytes, dtype) -> _StorageRef
+
+    def _write_global(self, obj):
+        self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode("utf-8"))
+        self.memoize(obj)
+
+    dispatch[_TorchGlobal] = _write_global
+    dispatch[_C.dtype] = lambda self, dtype: self._write_global(_TorchGlobal("torch", str(dtype).split(".")[-1]))
+
+    def persistent_id(self, obj):
+        if not isinstance(obj, _StorageRef):
+            return None
+        itemsize = obj.dtype.itemsize
+        return ("storage", _TorchGlobal("torch", _STORAGE_NAMES[obj.dtype]), obj.key, "cpu", len(obj.data) // itemsize)
+
+    def reducer_override(self, obj):
+        from tensorplay._size import Size
+        from tensorplay.nn import Parameter
+        if isinstance(obj, Parameter):
+            return _REBUILD_PARAMETER, (obj.detach(), obj.requires_grad, collections.OrderedDict())
+        if isinstance(obj, Tensor):
+            return _REBUILD_TENSOR, (self._storage(obj), obj.storage_offset(), tuple(obj.shape), obj.stride(),
+                                     obj.requires_grad, collections.OrderedDict())
+        if isinstance(obj, Size):
+            return _TorchGlobal("torch", "Size"), (tuple(obj),)
+        if isinstance(obj, _C.device):
+            return _TorchGlobal("torch", "device"), (str(obj),)
+        return NotImplemented
+
+    def _storage(self, tensor):
+        if tensor.is_meta or tensor.device.type != "cpu":
+            raise RuntimeError(f"save: only CPU tensors are saved, got one on {tensor.device}")
+        if tensor.dtype not in _STORAGE_NAMES:
+            raise RuntimeError(f"save: tensors of {tensor.dtype} cannot be saved in PyTorch's format")
+        whole = tensor.detach()._storage_bytes()
+        key = (whole.data_ptr(), whole.numel(), tensor.dtype)
+        if key not in self.storages:
+            if whole.numel() % tensor.dtype.itemsize:
+                raise RuntimeError(f"save: a storage of {whole.numel()} bytes holds no whole number of "
+                                   f"{tensor.dtype} elements")
+            self.storages[key] = _StorageRef(str(len(self.storages)), tensor.dtype, whole.numpy().tobytes())
+        return self.storages[key]
+
+
+def save_zip_checkpoint(obj, f, pickle_protocol=2):
+    """Writes obj to the binary file object f as torch.save does: the zip archive above, its records
+    stored, each storage's bytes 64-byte aligned in the file (as torch.load(mmap=True) maps them)."""
+    data = io.BytesIO()
+    pickler = _Pickler(data, pickle_protocol)
+    pickler.dump(obj)
+    with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED) as archive:
+        def record(name, payload, aligned=False):
+            info = zipfile.ZipInfo("archive/" + name, date_time=(1980, 1, 1, 0, 0, 0))
+            if aligned:  # pad the local header's extra field so that the data starts at a multiple of 64
+                start = f.tell() + 30 + len(info.filename.encode())
+                padding = (-(start + 4)) % 64
+                info.extra = b"FB" + padding.to_bytes(2, "little") + b"Z" * padding
+            archive.writestr(info, payload)
+
+        record("data.pkl", data.getvalue())
+        record(".format_version", b"1")
+        record(".storage_alignment", b"64")
+        record("byteorder", b"little")
+        for storage in pickler.storages.values():
+            record("data/" + storage.key, storage.data, aligned=True)
+        record("version", b"3\n")
+        # 40 digits, as torch's: here a digest of the pickle, so equal objects make equal files.
+        digest = int.from_bytes(hashlib.sha1(data.getvalue()).digest(), "big") % 10 ** 40
+        record(".data/serialization_id", f"{digest:040d}".encode())

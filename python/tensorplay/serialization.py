@@ -1,6 +1,7 @@
-"""tensorplay.save / tensorplay.load in the safetensors layout.
+"""tensorplay.save / tensorplay.load: PyTorch's checkpoint format (_pickle_checkpoint.py), which save
+writes and load reads, and the safetensors layout, which save_file writes and load and load_file read.
 
-A file is::
+A safetensors file is::
 
     8 bytes   N, the header length, as a little-endian unsigned 64-bit integer
     N bytes   the header: a UTF-8 JSON object, padded with spaces to a multiple of 8 bytes
@@ -9,7 +10,7 @@ A file is::
 The header maps each tensor's name to ``{"dtype": "F32", "shape": [2, 3], "data_offsets": [begin,
 end]}``, offsets relative to the start of the data section. Together the tensors cover the data
 section exactly, with no gaps or overlaps. The optional ``"__metadata__"`` entry is a dict of str ->
-str; ``save`` stores the saved Python object there under ``"tensorplay.structure"`` as a JSON
+str; ``save_file`` stores the saved Python object there under ``"tensorplay.structure"`` as a JSON
 string: a tree of tagged nodes (dict, OrderedDict, list, tuple, None, bool, int, float, str, and
 tensors referenced by name). Floats are stored with float.hex, so every value survives exactly.
 
@@ -17,7 +18,7 @@ When the saved object is a flat dict of str -> tensor (a state dict), the tensor
 keys, so other safetensors readers see an ordinary state dict. A file with no structure entry, such
 as one written by the ``safetensors`` library, loads as a dict of name -> tensor.
 
-Loading never runs code (no pickle). It treats the file as untrusted: every size and offset is
+Loading a safetensors file runs no code (no pickle). It treats the file as untrusted: every size and offset is
 checked against the file before anything is allocated, and any malformed input raises ValueError.
 """
 
@@ -38,7 +39,8 @@ from tensorplay._C import Tensor
 from tensorplay._pickle_checkpoint import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
 from tensorplay._tensor import from_numpy
 
-__all__ = ["save", "load", "add_safe_globals", "clear_safe_globals", "get_safe_globals", "safe_globals"]
+__all__ = ["save", "load", "save_file", "load_file", "add_safe_globals", "clear_safe_globals", "get_safe_globals",
+           "safe_globals"]
 
 # safetensors refuses headers over 100 MB; so do we, before reading one.
 _MAX_HEADER_BYTES = 100 * 1000 * 1000
@@ -74,18 +76,40 @@ _NUMPY_OF_CODE = {code: np_dtype for _, code, np_dtype in _DTYPES}
 
 # ---------------------------------------------------------------- save
 
-def save(obj, f):
-    """Saves obj (a tensor, a state dict, or nested dicts/lists/tuples of tensors and None, bool,
-    int, float, str) to f, a path or a binary file object opened for writing.
+def save(obj, f, pickle_module=pickle, pickle_protocol=2, _use_new_zipfile_serialization=True,
+         _disable_byteorder_record=False):
+    """Saves obj to f (a path or a binary file object opened for writing) in PyTorch's checkpoint
+    format, which torch.load reads with its default weights_only=True when obj holds tensors,
+    parameters and primitive containers (and with weights_only=False anything picklable).
 
     A path is written through a temporary file in the same directory that is renamed into place,
     so the path holds either the previous file or the complete new one, never a partial one.
+    save_file writes the safetensors layout instead.
+    """
+    if pickle_module is not pickle:
+        raise ValueError("save: tensorplay writes checkpoints with Python's pickle module only")
+    if not _use_new_zipfile_serialization:
+        raise ValueError("save: tensorplay writes only the zip format (_use_new_zipfile_serialization=True)")
+    buffer = io.BytesIO()  # the archive is built whole: zip records are written with their sizes known
+    _pickle_checkpoint.save_zip_checkpoint(obj, buffer, pickle_protocol)
+    if isinstance(f, (str, os.PathLike)):
+        _save_atomically(lambda file: file.write(buffer.getbuffer()), os.fspath(f))
+    else:
+        f.write(buffer.getbuffer())
+
+
+def save_file(obj, f):
+    """Saves obj (a tensor, a state dict, or nested dicts/lists/tuples of tensors and None, bool,
+    int, float, str) to f, a path or a binary file object opened for writing, in the safetensors
+    layout: no code, only tensors and the structure; load (or load_file) reads it.
+
+    A path is written through a temporary file, as save's is.
     """
     tensors = {}  # name -> tensor, in the order the data section stores them
     root = _encode(obj, (), tensors, depth=0)
     header = _build_header(root, tensors)
     if isinstance(f, (str, os.PathLike)):
-        _save_atomically(header, tensors.values(), os.fspath(f))
+        _save_atomically(lambda file: _write_file(file, header, tensors.values()), os.fspath(f))
     else:
         _write_file(f, header, tensors.values())
 
@@ -181,7 +205,7 @@ def _to_numpy(tensor):
     return array
 
 
-def _save_atomically(header, tensors, path):
+def _save_atomically(write, path):
     # The temporary file is created with open(), not mkstemp, so it gets the usual permissions.
     # Through a symlink, the file it points to is replaced (as a plain write would), not the link.
     path = os.path.realpath(path)
@@ -189,7 +213,7 @@ def _save_atomically(header, tensors, path):
     tmp = os.path.join(directory, f".{base}.{uuid.uuid4().hex}.tmp")
     try:
         with open(tmp, "xb") as f:
-            _write_file(f, header, tensors)
+            write(f)
             f.flush()
             os.fsync(f.fileno())  # the bytes reach the disk before the rename makes them visible
         os.replace(tmp, path)
@@ -242,6 +266,15 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=Fa
     if mmap and not isinstance(getattr(f, "name", None), (str, bytes)):
         raise ValueError("load: mmap=True needs f to be a path, or a file object opened from one")
     return _load_any(f, map_location, weights_only, f.name if mmap else None)
+
+
+def load_file(f):
+    """Loads a safetensors file (one save_file wrote, or the safetensors package) from a path or a
+    binary file object. Raises ValueError if it is malformed, truncated or inconsistent."""
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "rb") as file:
+            return _load_file(file)
+    return _load_file(f)
 
 
 def _load_any(f, map_location, weights_only, mmap_path):

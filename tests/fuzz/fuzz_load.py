@@ -72,7 +72,7 @@ def checkpoints():
     files = {}
     for name, obj in objects.items():
         buffer = io.BytesIO()
-        tp.save(obj, buffer)
+        tp.serialization.save_file(obj, buffer)
         files[name] = buffer.getvalue()
     return files
 

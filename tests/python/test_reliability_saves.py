@@ -147,7 +147,7 @@ def test_save_killed_at_random_moments_leaves_one_complete_checkpoint(tmp_path):
         for name in leftovers - leftovers_before:
             try:
                 tp.load(tmp_path / name)
-            except ValueError:
+            except (ValueError, RuntimeError):  # a partial archive is a RuntimeError, as in PyTorch
                 partial_leftovers += 1
         _LARGE_CACHE.pop(trial, None)
     # The kills did interrupt writes: otherwise this test would prove nothing.

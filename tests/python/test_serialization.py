@@ -1,4 +1,4 @@
-"""tensorplay.save / tensorplay.load: round trips, the safetensors layout, atomic saves, and loading
+"""tensorplay.serialization.save_file / load: round trips, the safetensors layout, atomic saves, and loading
 corrupted files (which must raise ValueError/RuntimeError, never anything else)."""
 
 import collections
@@ -88,7 +88,7 @@ def assert_same(a, b):
 def saved(obj):
     """The bytes save writes for obj."""
     buffer = io.BytesIO()
-    tp.save(obj, buffer)
+    tp.serialization.save_file(obj, buffer)
     return buffer.getvalue()
 
 
@@ -165,7 +165,7 @@ def test_a_training_checkpoint_restores_model_and_optimizer(tmp_path):
     optimizer = tp.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     model(tp.randn(4, 3)).sum().backward()
     optimizer.step()
-    tp.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": 3}, tmp_path / "ckpt.tp")
+    tp.serialization.save_file({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": 3}, tmp_path / "ckpt.tp")
 
     checkpoint = tp.load(tmp_path / "ckpt.tp")
     restored = tp.nn.Linear(3, 2)
@@ -218,10 +218,10 @@ def test_plain_values_at_the_top_level():
 
 def test_save_and_load_with_paths_and_file_objects(tmp_path):
     sd = {"w": random_tensor(tp.float64, (3, 3)), "n": random_tensor(tp.int32, (4,))}
-    tp.save(sd, str(tmp_path / "str.tp"))
-    tp.save(sd, tmp_path / "pathlike.tp")
+    tp.serialization.save_file(sd, str(tmp_path / "str.tp"))
+    tp.serialization.save_file(sd, tmp_path / "pathlike.tp")
     with open(tmp_path / "fileobj.tp", "wb") as f:
-        tp.save(sd, f)
+        tp.serialization.save_file(sd, f)
     contents = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     assert sorted(contents) == ["fileobj.tp", "pathlike.tp", "str.tp"]  # no temporary files left
     assert len(set(contents.values())) == 1
@@ -233,10 +233,10 @@ def test_save_and_load_with_paths_and_file_objects(tmp_path):
 
 def test_saving_through_a_symlink_replaces_its_target(tmp_path):
     target = tmp_path / "target.tp"
-    tp.save({"old": tp.zeros(1)}, target)
+    tp.serialization.save_file({"old": tp.zeros(1)}, target)
     link = tmp_path / "link.tp"
     link.symlink_to(target)
-    tp.save({"new": tp.ones(1)}, link)
+    tp.serialization.save_file({"new": tp.ones(1)}, link)
     assert link.is_symlink()
     assert list(tp.load(target)) == ["new"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.tp", "target.tp"]
@@ -245,7 +245,7 @@ def test_saving_through_a_symlink_replaces_its_target(tmp_path):
 def test_load_reads_from_the_current_position_of_a_file_object():
     buffer = io.BytesIO()
     buffer.write(b"some prefix")
-    tp.save([tp.arange(3)], buffer)
+    tp.serialization.save_file([tp.arange(3)], buffer)
     buffer.seek(len(b"some prefix"))
     assert tp.load(buffer)[0].numpy().tolist() == [0, 1, 2]
 
@@ -263,7 +263,7 @@ class Stream:
 def test_load_from_an_unseekable_stream():
     obj = {"w": random_tensor(tp.float32, (5, 2)), "k": [1, "a"]}
     buffer = io.BytesIO()
-    tp.save(obj, buffer)
+    tp.serialization.save_file(obj, buffer)
     assert_same(obj, tp.load(Stream(buffer.getvalue())))
     with pytest.raises(ValueError, match="truncated"):
         tp.load(Stream(buffer.getvalue()[:-1]))
@@ -273,13 +273,13 @@ def test_load_from_an_unseekable_stream():
 
 def test_save_rejects_what_it_cannot_represent():
     with pytest.raises(TypeError, match="set"):
-        tp.save({"a": {1, 2}}, io.BytesIO())
+        tp.serialization.save_file({"a": {1, 2}}, io.BytesIO())
     with pytest.raises(TypeError, match="dict key"):
-        tp.save({tp.zeros(1): 1}, io.BytesIO())
+        tp.serialization.save_file({tp.zeros(1): 1}, io.BytesIO())
     cycle = []
     cycle.append(cycle)
     with pytest.raises(ValueError, match="nested"):
-        tp.save(cycle, io.BytesIO())
+        tp.serialization.save_file(cycle, io.BytesIO())
 
 
 # ---------------------------------------------------------------- the layout
@@ -289,7 +289,7 @@ def test_flat_state_dict_is_a_plain_safetensors_file():
     sd["scalar"] = random_tensor(tp.float32, ())
     sd["empty"] = random_tensor(tp.int8, (0, 4))
     buffer = io.BytesIO()
-    tp.save(sd, buffer)
+    tp.serialization.save_file(sd, buffer)
     data = buffer.getvalue()
     (n,) = struct.unpack("<Q", data[:8])
     assert (8 + n) % 8 == 0  # the data section is 8-byte aligned, as safetensors writes it
@@ -313,7 +313,7 @@ def test_flat_state_dict_is_a_plain_safetensors_file():
 
 def test_nested_tensors_get_dotted_names():
     data = io.BytesIO()
-    tp.save({"model": {"w": tp.zeros(1)}, "buffers": [tp.zeros(1)], "model.w": tp.ones(1)}, data)
+    tp.serialization.save_file({"model": {"w": tp.zeros(1)}, "buffers": [tp.zeros(1)], "model.w": tp.ones(1)}, data)
     header, _ = parse_layout(data.getvalue())
     assert sorted(header) == ["__metadata__", "buffers.0", "model.w", "model.w#1"]
 
@@ -360,7 +360,7 @@ def test_an_interrupted_save_leaves_no_file(tmp_path, monkeypatch):
     path = tmp_path / "model.tp"
     calls = crash_after_first_array(monkeypatch)
     with pytest.raises(Crash):
-        tp.save({"a": tp.ones(100), "b": tp.ones(100)}, path)
+        tp.serialization.save_file({"a": tp.ones(100), "b": tp.ones(100)}, path)
     assert len(calls) == 2  # it did crash midway through the data
     assert list(tmp_path.iterdir()) == []
 
@@ -368,15 +368,15 @@ def test_an_interrupted_save_leaves_no_file(tmp_path, monkeypatch):
 def test_an_interrupted_save_keeps_the_previous_file(tmp_path, monkeypatch):
     path = tmp_path / "model.tp"
     previous = {"old": random_tensor(tp.float32, (10,))}
-    tp.save(previous, path)
+    tp.serialization.save_file(previous, path)
     crash_after_first_array(monkeypatch)
     with pytest.raises(Crash):
-        tp.save({"a": tp.ones(100), "b": tp.ones(100)}, str(path))
+        tp.serialization.save_file({"a": tp.ones(100), "b": tp.ones(100)}, str(path))
     assert list(tmp_path.iterdir()) == [path]
     assert_same(previous, tp.load(path))
 
     monkeypatch.undo()
-    tp.save({"new": tp.ones(2)}, path)  # a complete save replaces it
+    tp.serialization.save_file({"new": tp.ones(2)}, path)  # a complete save replaces it
     assert list(tmp_path.iterdir()) == [path]
     assert list(tp.load(path)) == ["new"]
 

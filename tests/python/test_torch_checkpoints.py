@@ -1,6 +1,8 @@
-"""Checkpoints written by PyTorch's torch.save load in tensorplay.load: state dicts, optimizer state and
-nested containers, every dtype, shared storages, parameters; safe by default (an allow-list that
-refuses any other global and runs nothing), map_location's forms, mmap, and corrupt archives."""
+"""PyTorch's checkpoint format both ways. Checkpoints written by torch.save load in tensorplay.load:
+state dicts, optimizer and scheduler state and nested containers, every dtype, shared storages,
+parameters; safe by default (an allow-list that refuses any other global and runs nothing),
+map_location's forms, mmap, and corrupt archives. And tensorplay.save writes that format: torch.load,
+with its default weights_only=True and with mmap=True, reads it, and so does tensorplay.load."""
 
 import collections
 import io
@@ -39,9 +41,12 @@ def test_a_model_and_optimizer_checkpoint_loads_into_tensorplay_objects(tmp_path
     torch.manual_seed(0)
     net = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
     opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    scheduler = torch.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
     net(torch.randn(3, 4)).sum().backward()
     opt.step()
-    path = torch_save({"model": net.state_dict(), "optimizer": opt.state_dict(), "epoch": 7, "loss": 0.25}, tmp_path)
+    scheduler.step()
+    path = torch_save({"model": net.state_dict(), "optimizer": opt.state_dict(), "scheduler": scheduler.state_dict(),
+                       "epoch": 7, "loss": 0.25}, tmp_path)
 
     checkpoint = tp.load(path)
     assert checkpoint["epoch"] == 7 and checkpoint["loss"] == 0.25
@@ -52,6 +57,9 @@ def test_a_model_and_optimizer_checkpoint_loads_into_tensorplay_objects(tmp_path
         same(p.detach(), q.detach())
     our_opt = tp.optim.Adam(ours.parameters(), lr=1e-3)
     our_opt.load_state_dict(checkpoint["optimizer"])
+    our_scheduler = tp.optim.lr_scheduler.StepLR(our_opt, step_size=2, gamma=0.5)
+    our_scheduler.load_state_dict(checkpoint["scheduler"])
+    assert our_scheduler.last_epoch == 1 and our_scheduler.get_last_lr() == scheduler.get_last_lr()
     x = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
     ours(tp.from_numpy(x)).sum().backward()
     net.zero_grad()
@@ -177,7 +185,7 @@ def test_mmap_maps_storages_copy_on_write(tmp_path):
 def test_file_objects_and_safetensors_still_load(tmp_path):
     path = torch_save({"w": torch.ones(2)}, tmp_path)
     assert tp.load(io.BytesIO(path.read_bytes()))["w"].tolist() == [1.0, 1.0]
-    tp.save({"w": tp.ones(2)}, tmp_path / "ours.safetensors")
+    tp.serialization.save_file({"w": tp.ones(2)}, tmp_path / "ours.safetensors")
     assert tp.load(tmp_path / "ours.safetensors", map_location="cpu")["w"].tolist() == [1.0, 1.0]
 
 
@@ -216,3 +224,73 @@ def test_a_view_past_its_storage_is_refused(tmp_path):
                   if name.endswith("data.pkl") else data)
     with pytest.raises(pickle.UnpicklingError, match="reaches element 8 of a storage of 6"):
         tp.load(bad)
+
+
+# ---- tensorplay.save: PyTorch's format ----
+
+def test_torch_loads_what_tensorplay_saves_with_weights_only(tmp_path):
+    net = tp.nn.Linear(3, 2)
+    opt = tp.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+    net(tp.ones(1, 3)).sum().backward()
+    opt.step()
+    base = tp.arange(12.0)
+    obj = {"model": net.state_dict(), "optimizer": opt.state_dict(), "views": [base, base.view(3, 4)[:, 1]],
+           "param": tp.nn.Parameter(tp.ones(2)), "leaf": tp.ones(2, requires_grad=True), "size": tp.Size([2, 3]),
+           "dtype": tp.float16, "device": tp.device("cpu"), "nested": (1, 2.5, "s", None, True, b"x", 1 - 1j)}
+    tp.save(obj, tmp_path / "ours.pt")
+    for theirs in (torch.load(tmp_path / "ours.pt"), torch.load(tmp_path / "ours.pt", mmap=True)):
+        assert isinstance(theirs["model"], collections.OrderedDict)
+        same(net.weight.detach(), theirs["model"]["weight"])
+        same(opt.state_dict()["state"][0]["momentum_buffer"], theirs["optimizer"]["state"][0]["momentum_buffer"])
+        assert theirs["optimizer"]["param_groups"][0]["momentum"] == 0.9
+        assert isinstance(theirs["param"], torch.nn.Parameter) and theirs["leaf"].requires_grad
+        assert theirs["size"] == torch.Size([2, 3]) and theirs["dtype"] is torch.float16
+        assert theirs["device"] == torch.device("cpu") and theirs["nested"] == obj["nested"]
+        theirs["views"][0][5] = 100.0  # the views share their storage in torch too
+        assert theirs["views"][1][1].item() == 100.0
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_every_dtype_round_trips_through_torch(tmp_path, dtype):
+    t = torch.tensor([[0.0, -1.5, 3.25], [1e-3, float("inf"), 7.0]])
+    t = t.to(getattr(torch, dtype)) if not dtype.startswith("complex") else torch.complex(t, -t).to(getattr(torch, dtype))
+    ours = tp.load(torch_save({"t": t}, tmp_path))["t"]
+    tp.save({"t": ours, "strided": ours.t()}, tmp_path / "back.pt")
+    theirs = torch.load(tmp_path / "back.pt")
+    same(ours, theirs["t"])
+    same(ours.t(), theirs["strided"])
+
+
+def test_tensorplay_round_trip_and_file_objects(tmp_path):
+    obj = {"w": tp.randn(3, 4), "steps": [1, 2], "nested": {"b": tp.ones(2, dtype=tp.bfloat16)}}
+    buffer = io.BytesIO()
+    tp.save(obj, buffer)
+    assert buffer.getvalue().startswith(b"PK\x03\x04")
+    tp.save(obj, tmp_path / "path.pt")
+    for source in (io.BytesIO(buffer.getvalue()), tmp_path / "path.pt", str(tmp_path / "path.pt")):
+        back = tp.load(source)
+        assert back["steps"] == [1, 2] and back["w"].tolist() == obj["w"].tolist()
+        assert back["nested"]["b"].dtype == tp.bfloat16
+    buffer2 = io.BytesIO()
+    tp.save(obj, buffer2)
+    assert buffer2.getvalue() == buffer.getvalue()  # the same object makes the same bytes
+
+
+def test_whole_objects_need_weights_only_false(tmp_path):
+    model = tp.nn.Sequential(tp.nn.Linear(2, 2))
+    tp.save({"model": model, "array": np.arange(3)}, tmp_path / "whole.pt")
+    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+        tp.load(tmp_path / "whole.pt")
+    back = tp.load(tmp_path / "whole.pt", weights_only=False)
+    assert isinstance(back["model"], tp.nn.Sequential) and back["array"].tolist() == [0, 1, 2]
+    same(back["model"][0].weight.detach(), torch.from_numpy(model[0].weight.detach().numpy()))
+
+
+def test_safetensors_layout_stays_available(tmp_path):
+    state = {"w": tp.arange(4.0)}
+    tp.serialization.save_file(state, tmp_path / "w.safetensors")
+    assert not (tmp_path / "w.safetensors").read_bytes().startswith(b"PK")
+    assert tp.serialization.load_file(tmp_path / "w.safetensors")["w"].tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert tp.load(tmp_path / "w.safetensors")["w"].tolist() == [0.0, 1.0, 2.0, 3.0]
+    with pytest.raises(ValueError, match="zip format"):
+        tp.save(state, tmp_path / "old.pt", _use_new_zipfile_serialization=False)
