@@ -204,8 +204,7 @@ void init_tensor(nb::module_& m) {
                       "only integer tensors of a single element can be converted to an index");
         return t.item().to_int();
       })
-      .def("__hash__", [](nb::handle self) { return reinterpret_cast<intptr_t>(self.ptr()) >> 4; })
-      .def("__deepcopy__", [](const Tensor& t, nb::handle) { return clone(t); }, "memo"_a);
+      .def("__hash__", [](nb::handle self) { return reinterpret_cast<intptr_t>(self.ptr()) >> 4; });
 
   // Casts and copies.
   cls.def("to", &to_method)
