@@ -477,11 +477,6 @@ def test_loader_with_a_timeout_and_no_workers_fails_on_iteration_like_torch():
                              lambda: iter(tdata.DataLoader(Squares(4), timeout=1)))
 
 
-def test_loader_with_workers_raises_a_clear_error_instead_of_hanging():
-    with pytest.raises(NotImplementedError, match="num_workers=0"):
-        data.DataLoader(Squares(4), num_workers=2)
-
-
 def test_loader_pin_memory_warns_and_still_loads():
     with pytest.warns(UserWarning, match="pin_memory"):
         batches = list(data.DataLoader(Squares(3), batch_size=2, pin_memory=True))

@@ -1,15 +1,17 @@
-"""DataLoader: batches a dataset's samples in the order a sampler gives.
-
-Only single-process loading exists: tensorplay tensors cannot be pickled to worker processes yet,
-so ``num_workers > 0`` raises NotImplementedError.
+"""DataLoader: batches a dataset's samples in the order a sampler gives, in the calling process
+(num_workers=0) or in worker processes (_worker.py), delivered in order as PyTorch delivers them.
 """
 
+import itertools
 import math
 import multiprocessing
+import queue
+import signal
 import warnings
 from typing import Generic, TypeVar
 
-from tensorplay.utils.data import _collate
+from tensorplay.utils.data import _collate, _worker
+from tensorplay.utils.data._worker import get_worker_info
 from tensorplay.utils.data._collate import default_collate, default_convert
 from tensorplay.utils.data.dataset import IterableDataset
 from tensorplay.utils.data.sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
@@ -17,11 +19,6 @@ from tensorplay.utils.data.sampler import BatchSampler, RandomSampler, Sampler, 
 __all__ = ["DataLoader", "get_worker_info", "default_collate", "default_convert"]
 
 _T_co = TypeVar("_T_co", covariant=True)
-
-
-def get_worker_info():
-    """Information about the current loading worker; always None, as loading runs in the main process."""
-    return None
 
 
 class _DatasetKind:
@@ -95,7 +92,8 @@ class DataLoader(Generic[_T_co]):
     Arguments and their defaults, validation and errors follow torch.utils.data.DataLoader.
     batch_size=None turns automatic batching off: samples are passed one by one through
     default_convert. shuffle=True draws a new permutation each epoch from ``generator`` (or, when it
-    is None, from a generator seeded by the global RNG). num_workers > 0 raises NotImplementedError.
+    is None, from a generator seeded by the global RNG). num_workers > 0 loads batches in that many
+    worker processes (prefetch_factor batches ahead each), seeded and delivered as PyTorch's are.
     """
 
     __initialized = False
@@ -184,17 +182,11 @@ class DataLoader(Generic[_T_co]):
         # len(dataset) as reported to len(self), for an iterable dataset; used to warn when it lied.
         self._IterableDataset_len_called = None
         self._iterator = None
-        self._check_num_workers()
-
-    def _check_num_workers(self):
-        if self.num_workers > 0:
-            raise NotImplementedError(
-                f"DataLoader(num_workers={self.num_workers}): tensorplay loads data in the main process only "
-                "(tensors cannot be sent to worker processes yet); use num_workers=0.")
 
     def _get_iterator(self):
-        self._check_num_workers()
-        return _SingleProcessDataLoaderIter(self)
+        if self.num_workers == 0:
+            return _SingleProcessDataLoaderIter(self)
+        return _MultiProcessingDataLoaderIter(self)
 
     @property
     def multiprocessing_context(self):
@@ -229,6 +221,13 @@ class DataLoader(Generic[_T_co]):
         super().__setattr__(attr, val)
 
     def __iter__(self):
+        # Persistent workers live as long as the loader: each epoch resumes the same iterator.
+        if self.persistent_workers and self.num_workers > 0:
+            if self._iterator is None:
+                self._iterator = self._get_iterator()
+            else:
+                self._iterator._reset(self)
+            return self._iterator
         return self._get_iterator()
 
     @property
@@ -270,6 +269,8 @@ class _SingleProcessDataLoaderIter:
         self._timeout = loader.timeout
         self._collate_fn = loader.collate_fn
         self._sampler_iter = iter(self._index_sampler)
+        # Drawn as the workers' base seed is, so a shuffle's order is the same whatever num_workers is.
+        self._base_seed = _base_seed(loader.generator)
         self._num_yielded = 0
         if self._timeout != 0:
             raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0")
@@ -297,3 +298,212 @@ class _SingleProcessDataLoaderIter:
 
     def __getstate__(self):
         raise NotImplementedError(f"{self.__class__.__name__} cannot be pickled")
+
+
+class _MultiProcessingDataLoaderIter:
+    """One pass over a DataLoader whose batches num_workers worker processes load.
+
+    Each worker has a task queue; tasks (a running index and the sampler's indices) go round-robin
+    to the workers that still have data, prefetch_factor per worker ahead of what has been
+    delivered. Results come back on one shared queue, in whatever order they finish, and are
+    delivered in task order (in_order=True) or as they arrive. While waiting, the iterator checks
+    that every worker is alive, so a worker killed by a signal is an error, not a hang.
+    """
+
+    def __init__(self, loader):
+        self._dataset = loader.dataset
+        self._dataset_kind = loader._dataset_kind
+        self._IterableDataset_len_called = loader._IterableDataset_len_called
+        self._auto_collation = loader._auto_collation
+        self._drop_last = loader.drop_last
+        self._index_sampler = loader._index_sampler
+        self._num_workers = loader.num_workers
+        self._prefetch_factor = loader.prefetch_factor
+        self._timeout = loader.timeout
+        self._collate_fn = loader.collate_fn
+        self._persistent_workers = loader.persistent_workers
+        self._in_order = loader.in_order
+        if loader.pin_memory:
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
+                          "then device pinned memory won't be used.", stacklevel=3)
+        context = loader.multiprocessing_context or multiprocessing
+        self._worker_result_queue = context.Queue()
+        self._workers_done_event = context.Event()
+        self._index_queues, self._workers = [], []
+        self._base_seed = _base_seed(loader.generator)
+        for worker_id in range(self._num_workers):
+            index_queue = context.Queue()
+            index_queue.cancel_join_thread()  # a worker that died must not keep the main process at exit
+            worker = context.Process(
+                target=_worker.worker_loop,
+                args=(self._dataset_kind, self._dataset, index_queue, self._worker_result_queue,
+                      self._workers_done_event, self._auto_collation, self._collate_fn, self._drop_last,
+                      self._base_seed, loader.worker_init_fn, worker_id, self._num_workers))
+            worker.daemon = True
+            worker.start()
+            self._index_queues.append(index_queue)
+            self._workers.append(worker)
+        self._shutdown = False
+        self._reset(loader, first_iter=True)
+
+    def _reset(self, loader, first_iter=False):
+        self._sampler_iter = iter(self._index_sampler)
+        self._num_yielded = 0
+        self._send_idx = 0  # the next task's index
+        self._rcvd_idx = 0  # the next index to deliver
+        self._task_info = {}  # index -> (worker_id,) while loading, (worker_id, data) once loaded and held back
+        self._tasks_outstanding = 0
+        self._workers_status = [True] * self._num_workers
+        self._worker_queue_idx_cycle = itertools.cycle(range(self._num_workers))
+        if not first_iter:  # persistent workers start their epoch over, and say so once each
+            for index_queue in self._index_queues:
+                index_queue.put(_worker.ResumeIteration())
+            resumed = 0
+            while resumed < self._num_workers:  # results left from an epoch cut short are dropped
+                resumed += isinstance(self._get_data()[0], _worker.ResumeIteration)
+        for _ in range(self._prefetch_factor * self._num_workers):
+            self._try_put_index()
+
+    def __iter__(self):
+        return self
+
+    def __len__(self):
+        return len(self._index_sampler)
+
+    def __next__(self):
+        data = self._next_data()
+        self._num_yielded += 1
+        if (self._dataset_kind == _DatasetKind.Iterable and self._IterableDataset_len_called is not None
+                and self._num_yielded > self._IterableDataset_len_called):
+            warnings.warn(f"Length of IterableDataset {self._dataset} was reported to be "
+                          f"{self._IterableDataset_len_called}(when accessing len(dataloader)), but "
+                          f"{self._num_yielded} samples have been fetched. For multiprocessing data-loading, this "
+                          "could be caused by not properly configuring the IterableDataset replica at each worker. "
+                          "Please see https://pytorch.org/docs/stable/data.html#torch.utils.data.IterableDataset "
+                          "for examples.", stacklevel=2)
+        return data
+
+    def _try_put_index(self):
+        if self._tasks_outstanding >= self._prefetch_factor * self._num_workers:
+            return
+        try:
+            index = next(self._sampler_iter)
+        except StopIteration:
+            return
+        for _ in range(self._num_workers):  # the next worker that still has data
+            worker_id = next(self._worker_queue_idx_cycle)
+            if self._workers_status[worker_id]:
+                break
+        else:
+            return
+        self._index_queues[worker_id].put((self._send_idx, index))
+        self._task_info[self._send_idx] = (worker_id,)
+        self._tasks_outstanding += 1
+        self._send_idx += 1
+
+    def _next_data(self):
+        while True:
+            # The next index to deliver: past those delivered already (out of order) and those sent to
+            # a worker that has run out of data since (it never answers them).
+            while self._rcvd_idx < self._send_idx:
+                info = self._task_info.get(self._rcvd_idx)
+                if info is None:
+                    self._rcvd_idx += 1
+                elif len(info) == 1 and not self._workers_status[info[0]]:
+                    del self._task_info[self._rcvd_idx]
+                    self._tasks_outstanding -= 1
+                    self._rcvd_idx += 1
+                else:
+                    break
+            else:
+                if not self._persistent_workers:
+                    self._shutdown_workers()
+                raise StopIteration
+            info = self._task_info[self._rcvd_idx]
+            if len(info) == 2:  # it arrived earlier and was held back for order
+                del self._task_info[self._rcvd_idx]
+                self._rcvd_idx += 1
+                return self._process_data(info[1])
+            idx, data = self._get_data()
+            self._tasks_outstanding -= 1
+            if isinstance(data, _worker.IterableDatasetStopIteration):
+                self._workers_status[data.worker_id] = False
+                del self._task_info[idx]
+                self._try_put_index()
+                continue
+            if self._in_order and idx != self._rcvd_idx:
+                self._task_info[idx] += (data,)
+                continue
+            del self._task_info[idx]
+            return self._process_data(data)
+
+    def _process_data(self, data):
+        self._try_put_index()
+        if isinstance(data, _worker.ExceptionWrapper):
+            self._shutdown_workers()
+            data.reraise()
+        return data
+
+    def _get_data(self):
+        """The next result from the workers: within timeout if one is set, checking meanwhile that
+        every worker still runs."""
+        waited = 0.0
+        step = min(self._timeout, 1.0) if self._timeout > 0 else 1.0
+        while True:
+            try:
+                return self._worker_result_queue.get(timeout=step)
+            except queue.Empty:
+                waited += step
+                self._check_workers()
+                if self._timeout > 0 and waited >= self._timeout:
+                    self._shutdown_workers()
+                    raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds") from None
+
+    def _check_workers(self):
+        for worker in self._workers:
+            if worker.exitcode is not None and worker.exitcode < 0:
+                self._shutdown_workers()
+                name = signal.Signals(-worker.exitcode).name
+                description = signal.strsignal(-worker.exitcode) or name
+                raise RuntimeError(f"DataLoader worker (pid {worker.pid}) is killed by signal: {description}. ")
+        dead = [str(w.pid) for w in self._workers if w.exitcode is not None and not self._shutdown]
+        if dead:
+            self._shutdown_workers()
+            raise RuntimeError(f"DataLoader worker (pid(s) {', '.join(dead)}) exited unexpectedly")
+
+    def _shutdown_workers(self):
+        if self._shutdown:
+            return
+        self._shutdown = True
+        self._workers_done_event.set()
+        for index_queue in self._index_queues:
+            try:
+                index_queue.put(None)
+            except (OSError, ValueError):
+                pass
+        for worker in self._workers:
+            worker.join(timeout=5)
+            if worker.is_alive():
+                worker.terminate()
+                worker.join()
+        for index_queue in self._index_queues:
+            index_queue.cancel_join_thread()
+            index_queue.close()
+        self._worker_result_queue.cancel_join_thread()
+        self._worker_result_queue.close()
+
+    def __del__(self):
+        try:
+            self._shutdown_workers()
+        except Exception:  # at interpreter exit the queues' machinery may be gone already
+            pass
+
+    def __getstate__(self):
+        raise NotImplementedError(f"{self.__class__.__name__} cannot be pickled")
+
+
+def _base_seed(generator):
+    """The seed the workers of one iteration derive theirs from: drawn from the loader's generator,
+    or from the global one, as PyTorch draws it."""
+    import tensorplay
+    return int(tensorplay.empty((), dtype=tensorplay.int64).random_(generator=generator).item())
