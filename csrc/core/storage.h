@@ -18,6 +18,9 @@ class StorageImpl : public RefCounted {
 
   void* data() const { return data_.get(); }
   size_t nbytes() const { return nbytes_; }
+  // Moves the bytes to other memory of the same size (Tensor.share_memory_): every view of this
+  // storage reads the new memory from then on. The caller copies the bytes over first.
+  void replace_data(DataPtr data) { data_ = std::move(data); }
   Device device() const { return device_; }
 
   // Note [Version counter]: every in-place write to a tensor bumps the version of its storage, so

@@ -4,6 +4,8 @@
 
 #include <nanobind/ndarray.h>
 
+#include <cstring>
+
 #include "bindings.h"
 
 namespace tp::python {
@@ -85,6 +87,20 @@ Tensor share(const ImportedArray& nd, ScalarType dtype, const char* op) {
   return Tensor(intrusive_ptr<TensorImpl>::make(std::move(storage), dtype, sizes, strides, 0));
 }
 
+// Moves self's storage onto the array's memory (the same number of bytes), copying its bytes there:
+// every view of the storage follows (Tensor.share_memory_).
+void move_storage_to(const Tensor& self, const ImportedArray& nd) {
+  StorageImpl& storage = *self.impl()->storage();
+  TP_CHECK(nd.nbytes() == storage.nbytes(), "[share_memory_] the new memory holds ", nd.nbytes(),
+           " bytes, the storage ", storage.nbytes());
+  if (storage.nbytes()) std::memcpy(const_cast<void*>(nd.data()), storage.data(), storage.nbytes());
+  auto* owner = new ImportedArray(nd);
+  storage.replace_data(DataPtr(const_cast<void*>(nd.data()), owner, [](void*, void* ctx) {
+    nb::gil_scoped_acquire gil;
+    delete static_cast<ImportedArray*>(ctx);
+  }));
+}
+
 // `reinterpret`: read the array's bytes as this dtype (bfloat16 arrives as uint16).
 Tensor from_numpy(nb::object array, std::optional<ScalarType> reinterpret) {
   // Read-only arrays are shared too (from_numpy warns about them, as PyTorch does).
@@ -134,6 +150,7 @@ nb::object to_numpy(nb::handle self) {
 void init_numpy(nb::module_& m) {
   m.def("_from_numpy", &from_numpy, "ndarray"_a, "reinterpret"_a.none() = nb::none());
   tensor_class().def("_numpy", &to_numpy);
+  tensor_class().def("_move_storage_to", &move_storage_to, "ndarray"_a);
   m.def("_from_dlpack", &import_dlpack, "producer"_a);
   // nanobind returns an array without a framework as a DLPack capsule ("dltensor", which every
   // DLPack consumer reads).

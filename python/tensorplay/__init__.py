@@ -36,6 +36,7 @@ from tensorplay import utils
 from tensorplay.utils.dlpack import from_dlpack
 from tensorplay.storage import TypedStorage, UntypedStorage
 from tensorplay import _pickling  # noqa: F401  (tensors, devices and generators pickle and deep-copy)
+from tensorplay import multiprocessing  # (tensors cross between processes through shared memory)
 from tensorplay import func, overrides, testing
 from tensorplay.amp import autocast
 from tensorplay.random import get_rng_state, set_rng_state, thread_safe_generator

@@ -77,7 +77,12 @@ class UntypedStorage:
         return False
 
     def is_shared(self):
-        return False
+        return self._bytes.is_shared()
+
+    def share_memory_(self):
+        """Moves the storage (and every tensor viewing it) into memory shared between processes."""
+        self._bytes.share_memory_()
+        return self
 
     def type(self):
         return "torch.storage.UntypedStorage"

@@ -67,7 +67,6 @@ EXCLUDED = {
     ("Tensor", "chalf"): "tensorplay has no complex32",
     ("Tensor", "grad_dtype"): "needs the autograd engine to cast accumulated gradients",
     ("Tensor", "index"): "binds dims to first-class dimensions (functorch.dim's Dim objects), which tensorplay lacks",
-    ("Tensor", "share_memory_"): "shared memory for DataLoader workers: the checkpoints/DataLoader issue",
     ("Tensor", "storage_type"): "returns a legacy typed storage class (torch.FloatStorage, ...), which tensorplay "
                                 "lacks",
     ("Tensor", "to_mkldnn"): "tensorplay has no oneDNN (MKL-DNN) layout",

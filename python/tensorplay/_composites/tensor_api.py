@@ -34,7 +34,7 @@ __all__ = [
 METHODS = [
     "H", "T", "adjoint", "apply_", "as_subclass", "conj", "conj_physical", "conj_physical_", "const_data_ptr",
     "dense_dim", "dequantize", "dim_order", "ipu", "is_complex", "is_conj", "is_ipu", "is_maia", "is_mkldnn", "is_mps",
-    "is_mtia", "is_neg", "is_nested", "is_pinned", "is_quantized", "is_set_to", "is_shared", "is_sparse",
+    "is_mtia", "is_neg", "is_nested", "is_pinned", "is_quantized", "is_set_to", "is_sparse",
     "is_sparse_csr", "is_vulkan", "is_xla", "is_xpu", "mH", "mT", "map2_", "map_", "module_load", "mtia", "name", "new",
     "pin_memory", "record_stream", "reinforce", "resolve_conj", "resolve_neg", "sparse_dim", "to_dense", "type",
     "volatile", "real", "imag", "xpu"
@@ -208,11 +208,6 @@ def pin_memory(input, device=None):
         if kind in ("cpu", "meta"):
             raise RuntimeError(f"pin_memory(): {kind.upper()} device type not an accelerator.")
     raise RuntimeError("pin_memory(): Cannot access accelerator device when none is available.")
-
-
-def is_shared(input):
-    """Whether the tensor is in memory shared between processes: tensorplay makes none."""
-    return False
 
 
 def record_stream(input, s):
