@@ -29,8 +29,10 @@ import contextlib
 import hashlib
 import io
 import pickle
+import struct
 import threading
 import zipfile
+import zlib
 
 import ml_dtypes
 import numpy as np
@@ -218,9 +220,11 @@ class _Unpickler(pickle.Unpickler):
         return super().find_class(module, name)
 
     def persistent_load(self, saved_id):
-        if not isinstance(saved_id, tuple) or len(saved_id) != 5 or saved_id[0] != "storage":
+        # (the legacy format adds a sixth field: a view of another storage, which PyTorch stopped writing in 0.4)
+        legacy_view = isinstance(saved_id, tuple) and len(saved_id) == 6 and saved_id[5] is None
+        if not isinstance(saved_id, tuple) or not (len(saved_id) == 5 or legacy_view) or saved_id[0] != "storage":
             raise pickle.UnpicklingError(f"load: unknown persistent id {saved_id!r}")
-        _, storage_type, key, location, numel = saved_id
+        _, storage_type, key, location, numel = saved_id[:5]
         if not isinstance(storage_type, _StorageType):
             raise pickle.UnpicklingError(f"load: unsupported storage type {storage_type!r}")
         return self._storages(storage_type, str(key), str(location), numel)
@@ -228,12 +232,23 @@ class _Unpickler(pickle.Unpickler):
 
 # ---- the archive ----
 
+# What zipfile raises on a corrupt archive: each becomes load's RuntimeError.
+_ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError, KeyError, OverflowError,
+               NotImplementedError, zlib.error, struct.error, UnicodeDecodeError)
+
+
 def load_zip_checkpoint(f, map_location=None, weights_only=True, mmap_path=None):
     """The object in the PyTorch checkpoint f (a binary file object positioned at the archive's start)."""
     try:
-        archive = zipfile.ZipFile(f)
-    except zipfile.BadZipFile as e:
-        raise RuntimeError(f"load: not a valid checkpoint archive: {e}") from None
+        return _load_zip(f, map_location, weights_only, mmap_path)
+    except (pickle.UnpicklingError, RuntimeError):
+        raise
+    except _ZIP_ERRORS as e:
+        raise RuntimeError(f"load: not a valid checkpoint archive: {type(e).__name__}: {e}") from None
+
+
+def _load_zip(f, map_location, weights_only, mmap_path):
+    archive = zipfile.ZipFile(f)
     with archive:
         pickles = [n for n in archive.namelist() if n.endswith("data.pkl") and n.count("/") <= 1]
         if len(pickles) != 1:
@@ -319,6 +334,73 @@ def _check_location(location):
                            f"tensorplay.{device.type}.is_available() is False. If you are running on a CPU-only "
                            "machine, please use tensorplay.load with map_location=tensorplay.device('cpu') to map "
                            "your storages to the CPU.")
+
+
+# ---- the legacy format (before PyTorch 1.6) ----
+
+# The first pickle of a legacy checkpoint.
+_LEGACY_MAGIC = 0x1950A86A20F9469CFC6C
+
+
+def load_legacy_checkpoint(f, map_location=None, weights_only=True):
+    """The object in a checkpoint of PyTorch's format before 1.6: pickles of a magic number, the
+    protocol version (1001) and the system's byte order and type sizes; the object, its storages as
+    persistent ids; the list of the storages' keys; then each storage's bytes in that order, after
+    their element count (8 bytes, little-endian)."""
+    def header():
+        try:
+            return _Unpickler(f, None, True).load()
+        except Exception as e:
+            raise RuntimeError(f"load: not a valid checkpoint: {type(e).__name__}: {e}") from None
+
+    if header() != _LEGACY_MAGIC:
+        raise RuntimeError("load: the file is a pickle, not a PyTorch checkpoint (its magic number is missing)")
+    if header() != 1001:
+        raise RuntimeError("load: unsupported legacy checkpoint protocol version")
+    info = header()
+    if not isinstance(info, dict) or not info.get("little_endian", False):
+        raise RuntimeError("load: only little-endian legacy checkpoints are supported")
+    remaining = _remaining_bytes(f)
+    storages = {}
+
+    def storage(storage_type, key, location, numel):
+        if key not in storages:
+            itemsize = np.dtype(storage_type.numpy_dtype).itemsize
+            if not isinstance(numel, int) or numel < 0 or (remaining is not None and numel * itemsize > remaining):
+                raise RuntimeError(f"load: storage {key} claims {numel} elements, more than the file holds")
+            array = np.empty(numel, dtype=storage_type.numpy_dtype)
+            storages[key] = _placed(_Storage(array, storage_type.dtype, location), map_location)
+        return storages[key]
+
+    try:
+        result = _Unpickler(f, storage, weights_only).load()
+        keys = _Unpickler(f, None, True).load()
+    except (pickle.UnpicklingError, RuntimeError):
+        raise
+    except Exception as e:
+        raise pickle.UnpicklingError(f"load: the checkpoint's pickle is corrupt: {type(e).__name__}: {e}") from None
+    if not isinstance(keys, list) or set(keys) != set(storages):
+        raise RuntimeError("load: the checkpoint's list of storages does not match the storages its object uses")
+    for key in keys:  # the bytes follow in the list's order, into the arrays the tensors view already
+        array = storages[key].array
+        count = f.read(8)
+        if len(count) != 8 or int.from_bytes(count, "little") != array.size:
+            raise RuntimeError(f"load: storage {key}'s element count is missing or wrong")
+        raw = f.read(array.nbytes)
+        if len(raw) != array.nbytes:
+            raise RuntimeError(f"load: storage {key} is truncated")
+        array.view(np.uint8)[:] = np.frombuffer(raw, dtype=np.uint8)
+    return result
+
+
+def _remaining_bytes(f):
+    try:
+        here = f.tell()
+        end = f.seek(0, 2)
+        f.seek(here)
+        return end - here
+    except (AttributeError, OSError, ValueError):
+        return None
 
 
 # ---- writing ----

@@ -279,14 +279,19 @@ def load_file(f):
 
 def _load_any(f, map_location, weights_only, mmap_path):
     head = f.read(4)
+    pickled = head in (_pickle_checkpoint.ZIP_MAGIC, _LEGACY_START)
     if _remaining_size(f) is not None:
         f.seek(-len(head), os.SEEK_CUR)
-    elif head == _pickle_checkpoint.ZIP_MAGIC:  # a zip archive is read from its end: the stream is read whole
+    elif pickled:  # a zip archive is read from its end, a legacy one with pickle's reads: the stream is read whole
         f = io.BytesIO(head + f.read())
     else:
         f = _Prepended(head, f)
     if head == _pickle_checkpoint.ZIP_MAGIC:
         return _pickle_checkpoint.load_zip_checkpoint(f, map_location, weights_only, mmap_path)
+    if head == _LEGACY_START:
+        if mmap_path is not None:
+            raise RuntimeError("load: mmap can only be used with files saved with _use_new_zipfile_serialization=True")
+        return _pickle_checkpoint.load_legacy_checkpoint(f, map_location, weights_only)
     if map_location is not None and not callable(map_location):
         _pickle_checkpoint._check_location(  # a safetensors file's tensors are CPU tensors
             map_location if isinstance(map_location, str) else str(_C.device(map_location)))
@@ -314,6 +319,11 @@ def _load_file(f):
     # Header order, not data order, like other safetensors readers.
     tensors = {name: tensors[name] for name in header}
     return tensors if root is None else _restore(root, tensors)
+
+
+# How a checkpoint of PyTorch's legacy format starts: a protocol 2 pickle of a 10-byte integer, its
+# magic number (as a safetensors header length these bytes would be over 176 MB, beyond the limit).
+_LEGACY_START = b"\x80\x02\x8a\x0a"
 
 
 class _Prepended:

@@ -294,3 +294,94 @@ def test_safetensors_layout_stays_available(tmp_path):
     assert tp.load(tmp_path / "w.safetensors")["w"].tolist() == [0.0, 1.0, 2.0, 3.0]
     with pytest.raises(ValueError, match="zip format"):
         tp.save(state, tmp_path / "old.pt", _use_new_zipfile_serialization=False)
+
+
+def test_the_legacy_format_loads(tmp_path):
+    torch.manual_seed(0)
+    obj = {"w": torch.randn(3, 2), "b": torch.ones(2, dtype=torch.bfloat16), "step": 4,
+           "model": torch.nn.Linear(2, 2).state_dict(), "shared": [torch.arange(4.0)] * 2}
+    path = tmp_path / "legacy.pt"
+    torch.save(obj, path, _use_new_zipfile_serialization=False)
+    for source in (path, io.BytesIO(path.read_bytes())):
+        loaded = tp.load(source)
+        same(loaded["w"], obj["w"])
+        same(loaded["b"], obj["b"])
+        same(loaded["model"]["weight"], obj["model"]["weight"])
+        assert loaded["step"] == 4 and loaded["shared"][0] is loaded["shared"][1]
+    with pytest.raises(RuntimeError, match="mmap"):
+        tp.load(path, mmap=True)
+    raw = path.read_bytes()
+    (tmp_path / "cut.pt").write_bytes(raw[:-5])
+    with pytest.raises(RuntimeError, match="truncated"):
+        tp.load(tmp_path / "cut.pt")
+
+
+def test_a_legacy_checkpoint_naming_os_system_runs_nothing(tmp_path):
+    witness = tmp_path / "ran"
+
+    class Payload:
+        def __reduce__(self):
+            return os.system, (f"touch {witness}",)
+
+    torch.save({"payload": Payload()}, tmp_path / "evil.pt", _use_new_zipfile_serialization=False)
+    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+        tp.load(tmp_path / "evil.pt")
+    assert not witness.exists()
+
+
+def mutated(raw, rng):
+    """raw with one to three seeded corruptions: bit flips, byte runs overwritten, truncation, garbage."""
+    data = bytearray(raw)
+    for _ in range(rng.integers(1, 4)):
+        kind = rng.integers(0, 4)
+        if kind == 0 and data:
+            at = rng.integers(0, len(data))
+            data[at] ^= 1 << rng.integers(0, 8)
+        elif kind == 1 and data:
+            at = rng.integers(0, len(data))
+            data[at:at + 4] = rng.integers(0, 256, 4, dtype=np.uint8).tobytes()
+        elif kind == 2:
+            del data[rng.integers(0, len(data) + 1):]
+        else:
+            data += rng.integers(0, 256, rng.integers(1, 64), dtype=np.uint8).tobytes()
+    return bytes(data)
+
+
+def with_pickle(path, data):
+    """The checkpoint at path with data.pkl replaced (zipped again, so its checksum is right)."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(path) as source, zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as target:
+        for info in source.infolist():
+            target.writestr(info, data if info.filename.endswith("data.pkl") else source.read(info))
+    return out.getvalue()
+
+
+def test_mutated_checkpoints_load_or_raise_load_errors(tmp_path):
+    """Corrupt archives, and corrupt pickles inside intact archives, in both formats: load returns or
+    raises RuntimeError or pickle.UnpicklingError, never anything else (and never crashes)."""
+    torch.manual_seed(0)
+    obj = {"model": torch.nn.Linear(3, 2).state_dict(), "views": [torch.arange(6.0), torch.arange(6.0)[2:]],
+           "meta": {"step": 3, "name": "x", "lr": 0.1}, "half": torch.ones(4, dtype=torch.float16)}
+    path = torch_save(obj, tmp_path)
+    torch.save(obj, tmp_path / "legacy.pt", _use_new_zipfile_serialization=False)
+    with zipfile.ZipFile(path) as archive:
+        pickled = archive.read(next(n for n in archive.namelist() if n.endswith("data.pkl")))
+    sources = [path.read_bytes(), (tmp_path / "legacy.pt").read_bytes()]
+    rng = np.random.default_rng(2026)
+    outcomes = collections.Counter()
+    for case in range(300):
+        kind = case % 3
+        blob = with_pickle(path, mutated(pickled, rng)) if kind == 2 else mutated(sources[kind], rng)
+        try:
+            result = tp.load(io.BytesIO(blob))
+        except (RuntimeError, pickle.UnpicklingError):
+            outcomes["raised"] += 1
+        except ValueError as e:  # a blob that no longer starts like a checkpoint is read as safetensors
+            assert str(e).startswith("load:"), (case, e)
+            outcomes["not a checkpoint"] += 1
+        else:
+            outcomes["loaded"] += 1
+            for leaf in (result.values() if isinstance(result, dict) else []):
+                if isinstance(leaf, tp.Tensor):
+                    leaf.sum()  # every element it claims is readable
+    assert outcomes["raised"] > 100 and outcomes["loaded"] > 0, outcomes
