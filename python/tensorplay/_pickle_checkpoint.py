@@ -294,6 +294,13 @@ def _read_storage(archive, record, storage_type, byteorder, mmap_path):
     if mmap_path is not None and info.compress_type == zipfile.ZIP_STORED and byteorder == "little":
         array = np.memmap(mmap_path, dtype=dtype, mode="c", offset=_data_offset(archive, info),
                           shape=(info.file_size // itemsize,)) if info.file_size else np.empty(0, dtype)
+    elif info.compress_type == zipfile.ZIP_STORED:
+        # Read where the record lies, straight into the array: one copy, and no checksum (PyTorch's
+        # reader computes none either; CRC-32 would take longer than the read). data.pkl is checked.
+        array = np.empty(info.file_size // itemsize, dtype=dtype)
+        archive.fp.seek(_data_offset(archive, info))
+        if archive.fp.readinto(array.view(np.uint8)) != info.file_size:
+            raise RuntimeError(f"load: {record} is truncated")
     else:
         array = np.frombuffer(bytearray(archive.read(record)), dtype=dtype)
     return array.astype(dtype.newbyteorder("=")) if byteorder == "big" else array

@@ -312,7 +312,7 @@ def test_the_legacy_format_loads(tmp_path):
         tp.load(path, mmap=True)
     raw = path.read_bytes()
     (tmp_path / "cut.pt").write_bytes(raw[:-5])
-    with pytest.raises(RuntimeError, match="truncated"):
+    with pytest.raises(RuntimeError, match="truncated|element count"):  # (the last storage may be tiny)
         tp.load(tmp_path / "cut.pt")
 
 
