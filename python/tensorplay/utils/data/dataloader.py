@@ -248,8 +248,10 @@ class DataLoader(Generic[_T_co]):
         return len(self._index_sampler)
 
 
-class _SingleProcessDataLoaderIter:
-    """One pass over a DataLoader, loading each batch in the calling process when it is asked for."""
+class _BaseDataLoaderIter:
+    """What one pass over a DataLoader keeps whoever loads the batches: the loader's settings, the
+    sampler's iterator, the base seed (drawn whether or not workers use it, so that a shuffle's order
+    is the same whatever num_workers is), and the count of batches delivered."""
 
     def __init__(self, loader):
         self._dataset = loader.dataset
@@ -261,36 +263,33 @@ class _SingleProcessDataLoaderIter:
         self._num_workers = loader.num_workers
         if loader.pin_memory and loader.pin_memory_device:
             warnings.warn("pin_memory_device is deprecated, the current accelerator will be used as the device,"
-                          f"ignore pin_memory_device='{loader.pin_memory_device}'.", stacklevel=3)
+                          f"ignore pin_memory_device='{loader.pin_memory_device}'.", stacklevel=4)
         if loader.pin_memory:
             # tensorplay has no pinned host memory; torch warns the same way when no accelerator exists.
             warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
-                          "then device pinned memory won't be used.", stacklevel=3)
+                          "then device pinned memory won't be used.", stacklevel=4)
         self._timeout = loader.timeout
         self._collate_fn = loader.collate_fn
         self._sampler_iter = iter(self._index_sampler)
-        # Drawn as the workers' base seed is, so a shuffle's order is the same whatever num_workers is.
         self._base_seed = _base_seed(loader.generator)
         self._num_yielded = 0
-        if self._timeout != 0:
-            raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0")
-        if self._num_workers != 0:
-            raise AssertionError("_SingleProcessDataLoaderIter requires num_workers == 0")
-        self._dataset_fetcher = _DatasetKind.create_fetcher(
-            self._dataset_kind, self._dataset, self._auto_collation, self._collate_fn, self._drop_last)
 
     def __iter__(self):
         return self
 
     def __next__(self):
-        index = next(self._sampler_iter)
-        data = self._dataset_fetcher.fetch(index)
+        data = self._next_data()
         self._num_yielded += 1
         if (self._dataset_kind == _DatasetKind.Iterable and self._IterableDataset_len_called is not None
                 and self._num_yielded > self._IterableDataset_len_called):
-            warnings.warn(f"Length of IterableDataset {self._dataset} was reported to be "
-                          f"{self._IterableDataset_len_called}(when accessing len(dataloader)), but "
-                          f"{self._num_yielded} samples have been fetched. ", stacklevel=2)
+            message = (f"Length of IterableDataset {self._dataset} was reported to be "
+                       f"{self._IterableDataset_len_called}(when accessing len(dataloader)), but "
+                       f"{self._num_yielded} samples have been fetched. ")
+            if self._num_workers > 0:
+                message += ("For multiprocessing data-loading, this could be caused by not properly configuring the "
+                            "IterableDataset replica at each worker. Please see "
+                            "https://pytorch.org/docs/stable/data.html#torch.utils.data.IterableDataset for examples.")
+            warnings.warn(message, stacklevel=2)
         return data
 
     def __len__(self):
@@ -300,7 +299,23 @@ class _SingleProcessDataLoaderIter:
         raise NotImplementedError(f"{self.__class__.__name__} cannot be pickled")
 
 
-class _MultiProcessingDataLoaderIter:
+class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
+    """One pass over a DataLoader, loading each batch in the calling process when it is asked for."""
+
+    def __init__(self, loader):
+        super().__init__(loader)
+        if self._timeout != 0:
+            raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0")
+        if self._num_workers != 0:
+            raise AssertionError("_SingleProcessDataLoaderIter requires num_workers == 0")
+        self._dataset_fetcher = _DatasetKind.create_fetcher(
+            self._dataset_kind, self._dataset, self._auto_collation, self._collate_fn, self._drop_last)
+
+    def _next_data(self):
+        return self._dataset_fetcher.fetch(next(self._sampler_iter))
+
+
+class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     """One pass over a DataLoader whose batches num_workers worker processes load.
 
     Each worker has a task queue; tasks (a running index and the sampler's indices) go round-robin
@@ -311,26 +326,14 @@ class _MultiProcessingDataLoaderIter:
     """
 
     def __init__(self, loader):
-        self._dataset = loader.dataset
-        self._dataset_kind = loader._dataset_kind
-        self._IterableDataset_len_called = loader._IterableDataset_len_called
-        self._auto_collation = loader._auto_collation
-        self._drop_last = loader.drop_last
-        self._index_sampler = loader._index_sampler
-        self._num_workers = loader.num_workers
+        super().__init__(loader)
         self._prefetch_factor = loader.prefetch_factor
-        self._timeout = loader.timeout
-        self._collate_fn = loader.collate_fn
         self._persistent_workers = loader.persistent_workers
         self._in_order = loader.in_order
-        if loader.pin_memory:
-            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
-                          "then device pinned memory won't be used.", stacklevel=3)
         context = loader.multiprocessing_context or multiprocessing
         self._worker_result_queue = context.Queue()
         self._workers_done_event = context.Event()
         self._index_queues, self._workers = [], []
-        self._base_seed = _base_seed(loader.generator)
         for worker_id in range(self._num_workers):
             index_queue = context.Queue()
             index_queue.cancel_join_thread()  # a worker that died must not keep the main process at exit
@@ -363,25 +366,6 @@ class _MultiProcessingDataLoaderIter:
                 resumed += isinstance(self._get_data()[0], _worker.ResumeIteration)
         for _ in range(self._prefetch_factor * self._num_workers):
             self._try_put_index()
-
-    def __iter__(self):
-        return self
-
-    def __len__(self):
-        return len(self._index_sampler)
-
-    def __next__(self):
-        data = self._next_data()
-        self._num_yielded += 1
-        if (self._dataset_kind == _DatasetKind.Iterable and self._IterableDataset_len_called is not None
-                and self._num_yielded > self._IterableDataset_len_called):
-            warnings.warn(f"Length of IterableDataset {self._dataset} was reported to be "
-                          f"{self._IterableDataset_len_called}(when accessing len(dataloader)), but "
-                          f"{self._num_yielded} samples have been fetched. For multiprocessing data-loading, this "
-                          "could be caused by not properly configuring the IterableDataset replica at each worker. "
-                          "Please see https://pytorch.org/docs/stable/data.html#torch.utils.data.IterableDataset "
-                          "for examples.", stacklevel=2)
-        return data
 
     def _try_put_index(self):
         if self._tasks_outstanding >= self._prefetch_factor * self._num_workers:
@@ -497,9 +481,6 @@ class _MultiProcessingDataLoaderIter:
             self._shutdown_workers()
         except Exception:  # at interpreter exit the queues' machinery may be gone already
             pass
-
-    def __getstate__(self):
-        raise NotImplementedError(f"{self.__class__.__name__} cannot be pickled")
 
 
 def _base_seed(generator):
