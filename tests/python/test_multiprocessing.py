@@ -90,3 +90,32 @@ def test_the_module_is_a_drop_in_for_multiprocessing():
     assert mp.get_all_sharing_strategies() == {"file_descriptor", "file_system"}
     with pytest.raises(ValueError, match="unknown strategy"):
         mp.set_sharing_strategy("telepathy")
+
+
+def _write_rank(rank, directory, world_size):
+    with open(os.path.join(directory, f"rank{rank}"), "w") as f:
+        f.write(f"{rank}/{world_size} {tp.ones(2).sum().item()}")
+
+
+def _fail_on_one(rank):
+    if rank == 1:
+        raise ValueError("rank 1 gives up")
+
+
+def _kill_one(rank):
+    if rank == 0:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_spawn_runs_every_rank_and_reports_failures(tmp_path):
+    assert mp.spawn(_write_rank, args=(str(tmp_path), 2), nprocs=2) is None
+    assert sorted(p.read_text() for p in tmp_path.iterdir()) == ["0/2 2.0", "1/2 2.0"]
+    with pytest.raises(mp.ProcessRaisedException, match=r"-- Process 1 terminated with the following error:\n"
+                                                        r"Traceback(.|\n)*ValueError: rank 1 gives up"):
+        mp.spawn(_fail_on_one, nprocs=2)
+    with pytest.raises(mp.ProcessExitedException, match="process 0 terminated with signal SIGKILL"):
+        mp.spawn(_kill_one, nprocs=2)
+    context = mp.start_processes(_write_rank, args=(str(tmp_path), 1), nprocs=1, join=False, start_method="fork")
+    while not context.join():
+        pass
+    assert len(context.pids()) == 1

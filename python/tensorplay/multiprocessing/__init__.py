@@ -5,8 +5,11 @@ import multiprocessing as _multiprocessing
 from multiprocessing import *  # noqa: F401,F403
 
 from tensorplay.multiprocessing.reductions import init_reductions
+from tensorplay.multiprocessing.spawn import (ProcessContext, ProcessExitedException, ProcessRaisedException, spawn,
+                                              start_processes)
 
-__all__ = ["get_sharing_strategy", "set_sharing_strategy", "get_all_sharing_strategies", "init_reductions"]
+__all__ = ["get_sharing_strategy", "set_sharing_strategy", "get_all_sharing_strategies", "init_reductions",
+           "spawn", "start_processes", "ProcessContext", "ProcessRaisedException", "ProcessExitedException"]
 __all__ += _multiprocessing.__all__
 
 # Memory is shared as file descriptors (memfds): tensorplay has that strategy only. "file_system"
