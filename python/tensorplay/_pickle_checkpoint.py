@@ -9,7 +9,8 @@ A checkpoint is a zip archive (entries stored, not compressed) under one top-lev
     <name>/version, .format_version, .storage_alignment, .data/serialization_id
 
 Tensors are rebuilt by torch._utils._rebuild_tensor_v2(storage, offset, size, stride, requires_grad,
-backward_hooks) over their storage, so views saved together share memory again when loaded.
+backward_hooks) over their storage, so views saved together share memory again when loaded. The
+format before 1.6 (pickles in a row, then the storages' bytes) is read too (load_legacy_checkpoint).
 
 Writing, tensorplay names PyTorch's globals (torch._utils._rebuild_tensor_v2, torch.FloatStorage, ...)
 without importing torch: its pickler writes those GLOBAL opcodes itself. So torch.load, with its
@@ -122,8 +123,6 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
                        metadata=None):
     from tensorplay._tensor import from_numpy
     base = from_numpy(storage.array) if storage.array.size else _C.empty(0, dtype=storage.dtype)
-    if base.dtype != storage.dtype:  # ml_dtypes' bfloat16 arrives as bfloat16 already; this is a guard
-        raise pickle.UnpicklingError(f"load: a storage of {storage.dtype} read as {base.dtype}")
     _check_window(storage, storage_offset, size, stride)
     tensor = base.as_strided(tuple(size), tuple(stride), storage_offset)
     return tensor.requires_grad_(bool(requires_grad)) if requires_grad else tensor
@@ -329,12 +328,12 @@ def _placed(storage, map_location):
         location = map_location.get(location, location)
     elif map_location is not None:
         location = map_location if isinstance(map_location, str) else str(_C.device(map_location))
-    _check_location(location)
+    check_location(location)
     storage.location = location
     return storage
 
 
-def _check_location(location):
+def check_location(location):
     device = _C.device(location)
     if device.type != "cpu":
         raise RuntimeError(f"Attempting to deserialize object on a {device.type.upper()} device but "

@@ -293,7 +293,7 @@ def _load_any(f, map_location, weights_only, mmap_path):
             raise RuntimeError("load: mmap can only be used with files saved with _use_new_zipfile_serialization=True")
         return _pickle_checkpoint.load_legacy_checkpoint(f, map_location, weights_only)
     if map_location is not None and not callable(map_location):
-        _pickle_checkpoint._check_location(  # a safetensors file's tensors are CPU tensors
+        _pickle_checkpoint.check_location(  # a safetensors file's tensors are CPU tensors
             map_location if isinstance(map_location, str) else str(_C.device(map_location)))
     return _load_file(f)
 
