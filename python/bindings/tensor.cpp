@@ -212,7 +212,6 @@ void init_tensor(nb::module_& m) {
            "memory_format"_a = MemoryFormat::Contiguous, release_gil())
       .def("clone", [](const Tensor& t, MemoryFormat format) { return clone(t, format); }, nb::kw_only(),
            "memory_format"_a = MemoryFormat::Preserve, release_gil())
-      .def("__copy__", [](const Tensor& t) { return clone(t); })
       .def("resize_", [](const Tensor& self, nb::args sizes, MemoryFormat format) {
         return resize_(self, sizes_arg(sizes, "resize_"), format);
       }, "sizes"_a, nb::kw_only(), "memory_format"_a = MemoryFormat::Contiguous)

@@ -1,10 +1,11 @@
-"""How tensors, devices and generators pickle and deep-copy, as PyTorch's do.
+"""How tensors, devices and generators pickle and copy, as PyTorch's do.
 
 A tensor pickles as its storage (the bytes of the memory it views) and its geometry: dtype, offset,
 size, stride, requires_grad, and the Python attributes set on it. A storage is one Python object per
 storage for as long as a pickler (or a deep copy) holds it, so the pickle's memo writes it once:
 views pickled together (x and x[1:], a module's tied weights) view one storage again after loading,
-and so do the tensors of a deep copy. Parameters keep their class (nn/parameter.py).
+and so do the tensors of a deep copy. Parameters keep their class (nn/parameter.py). A shallow copy
+(copy.copy) is a new tensor on the same memory, as PyTorch's.
 """
 
 import copy
@@ -51,6 +52,8 @@ def _view(storage_bytes, dtype, offset, size, stride):
 
 
 def _rebuild_tensor(storage_bytes, dtype, offset, size, stride, requires_grad, cls, state):
+    if isinstance(storage_bytes, _Storage):  # copy.copy reduces without pickling: the same memory
+        storage_bytes = storage_bytes.data
     tensor = _view(storage_bytes, dtype, offset, size, stride)
     if cls is not Tensor:
         tensor = tensor.as_subclass(cls)

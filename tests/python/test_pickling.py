@@ -108,3 +108,12 @@ def test_numpy_arrays_inside_pickles_are_independent_copies():
     back = round_trip(t)
     back[0] = 7.0
     assert t[0].item() == 0.0 and np.asarray(back.numpy()).flags.writeable
+
+
+def test_a_shallow_copy_shares_memory_as_in_pytorch():
+    for lib in (tp, torch):
+        t = lib.arange(4.0, requires_grad=True)
+        shallow = copy.copy(t)
+        with lib.no_grad():
+            shallow[0] = 9.0
+        assert t[0].item() == 9.0 and shallow.requires_grad and shallow is not t
