@@ -51,18 +51,12 @@ Tensor join(const Tensor& re, const Tensor& im) {
 }  // namespace
 
 Tensor complex_binary(BinaryOp op, const char* name, const Tensor& a, const Tensor& b, ScalarType dtype) {
-  auto [ar, ai] = parts(to(a, dtype));
-  auto [br, bi] = parts(to(b, dtype));
-  switch (op) {
-    case BinaryOp::Pow:  // a^b = e^(b log a)
-      return exp(mul(to(b, dtype), log(to(a, dtype))));
-    case BinaryOp::Eq:
-      return logical_and(eq(ar, br), eq(ai, bi));
-    case BinaryOp::Ne:
-      return logical_or(ne(ar, br), ne(ai, bi));
-    default:
-      fail_unsupported_dtype(name, dtype);
-  }
+  const Tensor x = to(a, dtype), y = to(b, dtype);
+  if (op == BinaryOp::Pow) return exp(mul(y, log(x)));  // x^y = e^(y log x)
+  if (op != BinaryOp::Eq && op != BinaryOp::Ne) fail_unsupported_dtype(name, dtype);
+  auto [xr, xi] = parts(x);
+  auto [yr, yi] = parts(y);
+  return op == BinaryOp::Eq ? logical_and(eq(xr, yr), eq(xi, yi)) : logical_or(ne(xr, yr), ne(xi, yi));
 }
 
 Tensor complex_unary(UnaryOp op, const char* name, const Tensor& z) {
