@@ -55,13 +55,14 @@ test-asan: test-asan-build
 	    $(PY) -m pytest -q -p no:cacheprovider tests/python \
 	    --deselect tests/python/test_reliability_soak.py::test_resident_memory_stays_flat_after_warm_up
 
-# Mutated checkpoints against tensorplay.load and mutated IDX files against the dataset reader,
+# Mutated checkpoints (safetensors and PyTorch's zip format) against tensorplay.load, mutated IDX files against the dataset reader,
 # each in a process with a capped address space; chains of views with extreme sizes, strides and
 # offsets against PyTorch; random autograd programs (graphs, hooks, threads) against PyTorch; then
 # every op of the op table against PyTorch, TP_FUZZ_EXAMPLES hypothesis examples per op (each
 # fuzzer prints the cases it tried).
 fuzz: build
 	@$(PY) tests/fuzz/fuzz_load.py --cases $(TP_FUZZ_CASES)
+	@$(PY) tests/fuzz/fuzz_load_zip.py --cases $(TP_FUZZ_CASES)
 	@$(PY) tests/fuzz/fuzz_idx.py --cases $(TP_FUZZ_CASES)
 	@$(PY) tests/fuzz/fuzz_strides.py --cases $(TP_FUZZ_CASES)
 	@$(PY) tests/fuzz/fuzz_autograd.py --cases $(TP_FUZZ_CASES)

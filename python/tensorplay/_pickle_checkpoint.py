@@ -39,6 +39,8 @@ import ml_dtypes
 import numpy as np
 
 from tensorplay import _C
+from tensorplay._tensor import from_numpy
+from tensorplay.storage import TypedStorage, UntypedStorage
 from tensorplay._C import Tensor
 
 __all__ = ["add_safe_globals", "clear_safe_globals", "get_safe_globals", "safe_globals"]
@@ -109,11 +111,14 @@ class _StorageType:
         self.dtype, self.numpy_dtype = _STORAGE_DTYPES[name]
 
 
-class _Storage:
-    """A storage read from the archive: its elements as a 1-D NumPy array, and where it was saved."""
+class _Storage(TypedStorage):
+    """A storage read from the archive, a TypedStorage as PyTorch loads one: its elements, a 1-D NumPy
+    array that the storage's tensors view, and where it was saved."""
 
     def __init__(self, array, dtype, location):
-        self.array, self.dtype, self.location = array, dtype, location
+        self.array, self.location = array, location
+        self.elements = from_numpy(array) if array.size else _C.empty(0, dtype=dtype)
+        super().__init__(UntypedStorage._of(self.elements), dtype)
 
     def cpu(self):  # map_location=lambda storage, location: storage.cpu()
         return self
@@ -121,10 +126,8 @@ class _Storage:
 
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None,
                        metadata=None):
-    from tensorplay._tensor import from_numpy
-    base = from_numpy(storage.array) if storage.array.size else _C.empty(0, dtype=storage.dtype)
     _check_window(storage, storage_offset, size, stride)
-    tensor = base.as_strided(tuple(size), tuple(stride), storage_offset)
+    tensor = storage.elements.as_strided(tuple(size), tuple(stride), storage_offset)
     return tensor.requires_grad_(bool(requires_grad)) if requires_grad else tensor
 
 
@@ -186,8 +189,12 @@ _TORCH_GLOBALS.update({("torch", name): _StorageType(name) for name in _STORAGE_
 _TORCH_GLOBALS.update({("torch", str(dtype).split(".")[-1]): dtype for dtype, _ in _STORAGE_DTYPES.values()})
 
 
-class _Unpickler(pickle.Unpickler):
-    """Unpickles data.pkl: PyTorch's globals become tensorplay's, storages come from the archive."""
+class _Unpickler(pickle._Unpickler):
+    """Unpickles data.pkl: PyTorch's globals become tensorplay's, storages come from the archive.
+
+    Built on Python's pure-Python unpickler, as PyTorch's weights-only loader is: the C one sizes its
+    memo table from the indices a file names, so a corrupt LONG_BINPUT index asks for gigabytes. A
+    checkpoint's pickle is small (its tensors' bytes are separate records), so the speed is no matter."""
 
     def __init__(self, file, storages, weights_only):
         super().__init__(file)
@@ -229,6 +236,23 @@ class _Unpickler(pickle.Unpickler):
         return self._storages(storage_type, str(key), str(location), numel)
 
 
+def _unpickle(unpickler, what):
+    """unpickler.load(), with any error but load's own (a corrupt pickle can raise anything) reported
+    as the checkpoint's UnpicklingError."""
+    try:
+        return unpickler.load()
+    except Exception as e:
+        if _is_load_error(e) or isinstance(e, MemoryError):  # (running out of memory is no corrupt file)
+            raise
+        raise pickle.UnpicklingError(f"load: the checkpoint's {what} is corrupt: {type(e).__name__}: {e}") from None
+
+
+def _is_load_error(e):
+    """Whether e is one of the errors load raises itself (the rest come from a corrupt file)."""
+    return type(e) in (RuntimeError, pickle.UnpicklingError) and str(e).startswith(
+        ("load:", "Weights only load failed", "Attempting to deserialize"))
+
+
 # ---- the archive ----
 
 # What zipfile raises on a corrupt archive: each becomes load's RuntimeError.
@@ -240,9 +264,9 @@ def load_zip_checkpoint(f, map_location=None, weights_only=True, mmap_path=None)
     """The object in the PyTorch checkpoint f (a binary file object positioned at the archive's start)."""
     try:
         return _load_zip(f, map_location, weights_only, mmap_path)
-    except (pickle.UnpicklingError, RuntimeError):
-        raise
-    except _ZIP_ERRORS as e:
+    except _ZIP_ERRORS as e:  # (NotImplementedError, among them, is a RuntimeError)
+        if _is_load_error(e):
+            raise
         raise RuntimeError(f"load: not a valid checkpoint archive: {type(e).__name__}: {e}") from None
 
 
@@ -269,16 +293,17 @@ def _load_zip(f, map_location, weights_only, mmap_path):
                     raise RuntimeError(f"load: storage {key} holds {array.size} elements of "
                                        f"{storage_type.name}, the checkpoint says {numel}")
                 loaded[key] = _placed(_Storage(array, storage_type.dtype, location), map_location)
-            return loaded[key]
+            return _checked_type(loaded[key], storage_type, key)
 
         data = archive.read(pickles[0])
-        try:
-            return _Unpickler(io.BytesIO(data), storage, weights_only).load()
-        except (pickle.UnpicklingError, RuntimeError):
-            raise
-        except Exception as e:  # a corrupt pickle: any error, reported as one
-            raise pickle.UnpicklingError(f"load: the checkpoint's data.pkl is corrupt: {type(e).__name__}: {e}") \
-                from None
+        return _unpickle(_Unpickler(io.BytesIO(data), storage, weights_only), "data.pkl")
+
+
+def _checked_type(storage, storage_type, key):
+    """storage, named again as storage_type: PyTorch never saves one storage as two types."""
+    if storage.dtype != storage_type.dtype:
+        raise RuntimeError(f"load: storage {key} is named as {storage_type.name} and as a storage of {storage.dtype}")
+    return storage
 
 
 def _read_storage(archive, record, storage_type, byteorder, mmap_path):
@@ -287,6 +312,7 @@ def _read_storage(archive, record, storage_type, byteorder, mmap_path):
     if info.file_size % itemsize:
         raise RuntimeError(f"load: {record} holds {info.file_size} bytes, not a whole number of "
                            f"{storage_type.name} elements")
+    _check_record_size(archive, info)
     dtype = np.dtype(storage_type.numpy_dtype)
     if byteorder == "big":
         dtype = dtype.newbyteorder(">")
@@ -303,6 +329,23 @@ def _read_storage(archive, record, storage_type, byteorder, mmap_path):
     else:
         array = np.frombuffer(bytearray(archive.read(record)), dtype=dtype)
     return array.astype(dtype.newbyteorder("=")) if byteorder == "big" else array
+
+
+# Deflate expands its input at most about 1032 times.
+_MAX_DEFLATE_RATIO = 1032
+
+
+def _check_record_size(archive, info):
+    """A record's size, as the archive's directory gives it, must fit in the file (or, compressed,
+    be what its compressed bytes can expand to) before memory is allocated for it."""
+    archive_size = archive.fp.seek(0, io.SEEK_END)
+    if info.compress_type == zipfile.ZIP_STORED:
+        fits = _data_offset(archive, info) + info.file_size <= archive_size
+    else:
+        fits = info.compress_size <= archive_size and info.file_size <= _MAX_DEFLATE_RATIO * info.compress_size
+    if not fits:
+        raise RuntimeError(f"load: {info.filename} claims {info.file_size} bytes, more than the archive of "
+                           f"{archive_size} bytes holds")
 
 
 def _data_offset(archive, info):
@@ -376,15 +419,10 @@ def load_legacy_checkpoint(f, map_location=None, weights_only=True):
                 raise RuntimeError(f"load: storage {key} claims {numel} elements, more than the file holds")
             array = np.empty(numel, dtype=storage_type.numpy_dtype)
             storages[key] = _placed(_Storage(array, storage_type.dtype, location), map_location)
-        return storages[key]
+        return _checked_type(storages[key], storage_type, key)
 
-    try:
-        result = _Unpickler(f, storage, weights_only).load()
-        keys = _Unpickler(f, None, True).load()
-    except (pickle.UnpicklingError, RuntimeError):
-        raise
-    except Exception as e:
-        raise pickle.UnpicklingError(f"load: the checkpoint's pickle is corrupt: {type(e).__name__}: {e}") from None
+    result = _unpickle(_Unpickler(f, storage, weights_only), "pickle")
+    keys = _unpickle(_Unpickler(f, None, True), "list of storages")
     if not isinstance(keys, list) or set(keys) != set(storages):
         raise RuntimeError("load: the checkpoint's list of storages does not match the storages its object uses")
     for key in keys:  # the bytes follow in the list's order, into the arrays the tensors view already

@@ -121,3 +121,77 @@ def test_a_truncated_stream_is_rejected_like_a_truncated_file():
         for source in (io.BytesIO(data[:cut]), fuzz_load.Stream(data[:cut])):
             with pytest.raises(ValueError, match="^load:"):
                 tp.load(source)
+
+
+# ---- PyTorch's zip format (tests/fuzz/fuzz_load_zip.py) ----
+
+ZIP_FUZZER = fuzz_scripts.FUZZ_DIR / "fuzz_load_zip.py"
+fuzz_load_zip = fuzz_scripts.load("fuzz_load_zip")
+
+
+def test_mutated_zip_checkpoints_load_consistently_or_raise_load_errors():
+    result = subprocess.run([sys.executable, str(ZIP_FUZZER), "--cases", str(SHORT_BUDGET), "--seed", "0"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    line = result.stdout.strip().splitlines()[-1]
+    assert line.startswith(f"fuzz_load_zip: {SHORT_BUDGET} cases"), line
+    loaded = int(line.split(": ")[2].split()[0])
+    assert 0 < loaded < SHORT_BUDGET // 2, line
+
+
+def test_zip_mutations_are_deterministic_and_each_applies_to_a_valid_archive():
+    data = fuzz_load_zip.checkpoints()["state dict"]
+    first = [fuzz_load_zip.mutate(data, random.Random(f"0:{case}")) for case in range(100)]
+    assert first == [fuzz_load_zip.mutate(data, random.Random(f"0:{case}")) for case in range(100)]
+    assert len(set(first)) > 80
+    rng = random.Random(0)
+    for mutation in fuzz_load_zip.MUTATIONS:  # each changes a valid archive without raising
+        assert any(mutation(data, rng) != data for _ in range(20)), mutation.__name__
+
+
+def zip_loader_changing(change):
+    def load(f):
+        return change(tp.load(f))
+    return load
+
+
+def unprefixed_runtime_error_load(f):
+    raise RuntimeError("bad file")
+
+
+ZIP_BROKEN_LOADERS = {
+    "another exception type": (key_error_load, "KeyError"),
+    "a RuntimeError without the prefix": (unprefixed_runtime_error_load, "RuntimeError"),
+    "wrong values": (zip_loader_changing(lambda obj: collections.OrderedDict(
+        (k, v + 1 if v.dtype == tp.float32 else v) for k, v in obj.items())), "not the bytes"),
+    "a lost key": (zip_loader_changing(lambda obj: collections.OrderedDict(list(obj.items())[1:])), "keys"),
+    "a transposed tensor": (zip_loader_changing(lambda obj: collections.OrderedDict(
+        (k, v.t() if v.dim() == 2 else v) for k, v in obj.items())), "shape"),
+}
+
+
+@pytest.mark.parametrize("name", list(ZIP_BROKEN_LOADERS))
+def test_the_zip_oracle_catches_a_broken_loader(name):
+    load, message = ZIP_BROKEN_LOADERS[name]
+    data = fuzz_load_zip.checkpoints()["state dict"]
+    with pytest.raises(fuzz_load_zip.Failure, match=message):
+        fuzz_load_zip.check(data, random.Random(0), load=load)
+
+
+def test_the_zip_oracle_accepts_the_real_loader_on_valid_archives(tmp_path):
+    for name, data in fuzz_load_zip.checkpoints().items():
+        for seed in range(5):
+            assert fuzz_load_zip.check(data, random.Random(seed), directory=str(tmp_path)) == "loaded", name
+
+
+def test_a_storage_record_claiming_more_bytes_than_the_archive_is_refused_before_allocating():
+    data = fuzz_load_zip.checkpoints()["tensor"]
+    at = data.index(b"PK\x01\x02")  # the first central directory entry
+    forged = None
+    while at >= 0:
+        name = data[at + 46:at + 46 + int.from_bytes(data[at + 28:at + 30], "little")]
+        if name.endswith(b"/data/0"):
+            forged = data[:at + 24] + (0x7FFFFFF0).to_bytes(4, "little") + data[at + 28:]
+        at = data.find(b"PK\x01\x02", at + 1)
+    with pytest.raises(RuntimeError, match=r"^load: archive/data/0 claims 2147483632 bytes, more than the archive"):
+        tp.load(io.BytesIO(forged))
