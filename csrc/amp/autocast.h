@@ -8,9 +8,10 @@
 // backward runs in that dtype too, and the cast's backward turns gradients back into the
 // weights' float32. The autograd layer and the kernels never look at autocast.
 //
-// An op takes part by starting with one line, `TP_AUTOCAST(op, arguments...);`, and having a
-// row in the policy table (autocast_policy.h). Ops without the line (views, factories, casts)
-// are never cast; composites without it let each op they call decide for itself.
+// An op takes part by starting with one line, `TP_OP_ENTRY(op, arguments...);` (TP_AUTOCAST, then
+// the profiler's span: profiler/op_span.h), and having a row in the policy table
+// (autocast_policy.h). Ops without the line (views, factories, casts) are never cast; composites
+// without it let each op they call decide for itself.
 
 #include <optional>
 #include <type_traits>
@@ -21,6 +22,7 @@
 #include "amp/autocast_state.h"
 #include "amp/autocast_trace.h"
 #include "core/tensor.h"
+#include "profiler/profiler.h"
 
 namespace tp::amp {
 
@@ -97,6 +99,8 @@ auto run(Op op, F&& f, const Args&... args) {
     exclude.emplace();
   if (!plan) return f(args...);
   auto result = plan->target ? f(detail::cast(args, *plan)...) : f(args...);
+  // The call above recorded the op's span; it says what autocast ran it in.
+  if (plan->target && profiler::is_enabled()) [[unlikely]] profiler::annotate_last(*plan->target, plan->casts);
   if (Trace* trace = active_trace(); trace) [[unlikely]] {
     std::vector<ScalarType> outputs;
     detail::output_dtypes(outputs, result);

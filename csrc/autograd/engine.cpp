@@ -9,6 +9,7 @@
 #include "autograd/grad_mode.h"
 #include "autograd/variable.h"
 #include "ops/ops.h"
+#include "profiler/profiler.h"
 
 namespace tp::autograd {
 
@@ -181,9 +182,16 @@ void execute(GraphTask& task, const TensorList& roots, const TensorList& grad_ro
 
     TensorList out;
     if (runs) {
+      // The profiler's two spans, as PyTorch names them: the node's evaluation, and its function.
+      std::optional<profiler::Span> evaluation, function;
+      const bool profiling = profiler::is_enabled();
+      if (profiling) [[unlikely]]
+        evaluation.emplace("autograd::engine::evaluate_function: " + node->name());
       node->run_pre_hooks(grads);
       bool any = false;
       for (const Tensor& g : grads) any = any || g.defined();
+      if (profiling) [[unlikely]]
+        function.emplace(node->name());
       if (any) out = is_anomaly_enabled() ? apply_checked(*node, std::move(grads)) : node->apply(std::move(grads));
       if (!task.options.retain_graph) node->release_saved();
     }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "profiler/profiler.h"
 
 namespace tp {
 
@@ -124,8 +125,11 @@ CachingCpuAllocator& cpu_cache() {
 DataPtr cpu_allocate(size_t nbytes) {
   size_t size = size_class(nbytes);
   void* p = cpu_cache().allocate(nbytes);
-  return DataPtr(p, reinterpret_cast<void*>(size),
-                 [](void* data, void* ctx) { cpu_cache().release(data, reinterpret_cast<size_t>(ctx)); });
+  if (profiler::is_enabled()) [[unlikely]] profiler::record_memory(static_cast<int64_t>(size));
+  return DataPtr(p, reinterpret_cast<void*>(size), [](void* data, void* ctx) {
+    if (profiler::is_enabled()) [[unlikely]] profiler::record_memory(-static_cast<int64_t>(reinterpret_cast<size_t>(ctx)));
+    cpu_cache().release(data, reinterpret_cast<size_t>(ctx));
+  });
 }
 
 AllocatorStats cpu_allocator_stats() { return cpu_cache().stats(); }

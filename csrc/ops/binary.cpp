@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "amp/autocast.h"
+#include "profiler/op_span.h"
 #include "autograd/record.h"
 #include "autograd/saved_tensor.h"
 #include "dispatch/backend.h"
@@ -398,12 +399,12 @@ const BinarySpec& division(std::optional<std::string_view> mode) {
 }  // namespace
 
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  TP_AUTOCAST(add, a, b, alpha);
+  TP_OP_ENTRY(add, a, b, alpha);
   check_alpha("add", result_type(a, b), alpha);
   return binary(kAdd, a, b, alpha);
 }
 Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha) {
-  TP_AUTOCAST(add, a, b, alpha);
+  TP_OP_ENTRY(add, a, b, alpha);
   check_alpha("add", result_type(a, b), alpha);
   return binary(kAdd, a, scaled(kAdd, a, b, alpha));
 }
@@ -415,19 +416,19 @@ void check_no_bool_sub(const Tensor& a, const Tensor* b) {
 }
 
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  TP_AUTOCAST(sub, a, b, alpha);
+  TP_OP_ENTRY(sub, a, b, alpha);
   check_no_bool_sub(a, &b);
   check_alpha("sub", result_type(a, b), alpha);
   return binary(kSub, a, b, alpha);
 }
 Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha) {
-  TP_AUTOCAST(sub, a, b, alpha);
+  TP_OP_ENTRY(sub, a, b, alpha);
   check_no_bool_sub(a, nullptr);
   check_alpha("sub", result_type(a, b), alpha);
   return binary(kSub, a, scaled(kSub, a, b, alpha));
 }
 Tensor rsub(const Tensor& a, const Scalar& b, const Scalar& alpha) {
-  TP_AUTOCAST(rsub, a, b, alpha);
+  TP_OP_ENTRY(rsub, a, b, alpha);
   check_no_bool_sub(a, nullptr);
   return sub(scalar_tensor(b, result_type(a, b), a.device()), a, alpha);
 }
@@ -449,11 +450,11 @@ Tensor sub_(const Tensor& a, const Scalar& b, const Scalar& alpha) {
 }
 
 Tensor div(const Tensor& a, const Tensor& b, std::optional<std::string_view> mode) {
-  TP_AUTOCAST(div, a, b, mode);
+  TP_OP_ENTRY(div, a, b, mode);
   return binary(division(mode), a, b);
 }
 Tensor div(const Tensor& a, const Scalar& b, std::optional<std::string_view> mode) {
-  TP_AUTOCAST(div, a, b, mode);
+  TP_OP_ENTRY(div, a, b, mode);
   return binary(division(mode), a, b);
 }
 Tensor div_(const Tensor& a, const Tensor& b, std::optional<std::string_view> mode) {
@@ -475,7 +476,7 @@ Tensor gelu_backward(const Tensor& grad, const Tensor& self, std::string_view ap
 // A number other is the kernel's scalar, but for pow's exponent (ops/unary.cpp).
 #define TP_DEFINE_NUMBER_OTHER(op, kernel)                                       \
   Tensor op(const Tensor& a, const Scalar& b) {                                  \
-    TP_AUTOCAST(op, a, b);                                                       \
+    TP_OP_ENTRY(op, a, b);                                                       \
     return binary(k##kernel, a, b);                                              \
   }                                                                              \
   Tensor op##_(const Tensor& a, const Scalar& b) { return binary_(k##kernel, a, b); }
@@ -486,7 +487,7 @@ Tensor gelu_backward(const Tensor& grad, const Tensor& self, std::string_view ap
 #define TP_DEFINE_NUMBER_OTHER_Unary(op, kernel)
 #define TP_DEFINE_BINARY(op, kernel, dtypes, gradient, numbers, ...)                \
   Tensor op(const Tensor& a, const Tensor& b) {                                     \
-    TP_AUTOCAST(op, a, b);                                                          \
+    TP_OP_ENTRY(op, a, b);                                                          \
     return binary(k##kernel, a, b);                                                 \
   }                                                                                 \
   Tensor op##_(const Tensor& a, const Tensor& b) { return binary_(k##kernel, a, b); } \
@@ -577,7 +578,7 @@ Tensor assign(const char* op, const Tensor& self, std::initializer_list<const Te
 }  // namespace
 
 Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
-  TP_AUTOCAST(lerp, self, end, weight);
+  TP_OP_ENTRY(lerp, self, end, weight);
   TP_CHECK(self.dtype() == end.dtype() && self.dtype() == weight.dtype(), "[lerp] expected dtype ", name(self.dtype()),
            " for `end` and `weight` but got dtypes ", name(end.dtype()), " and ", name(weight.dtype()));
   broadcast_shapes("lerp", broadcast_shapes("lerp", self.sizes(), end.sizes()), weight.sizes());  // shapes first
@@ -600,7 +601,7 @@ class LerpScalarBackward final : public autograd::Node {
 }  // namespace
 
 Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
-  TP_AUTOCAST(lerp, self, end, weight);
+  TP_OP_ENTRY(lerp, self, end, weight);
   TP_CHECK(self.dtype() == end.dtype(), "[lerp] expected dtype ", name(self.dtype()), " for `end` but got dtype ",
            name(end.dtype()));
   Shape shape = broadcast_shapes("lerp", self.sizes(), end.sizes());
@@ -620,7 +621,7 @@ Tensor lerp_(const Tensor& self, const Tensor& end, const Tensor& weight) {
 }
 
 Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
-  TP_AUTOCAST(addcmul, self, t1, t2, value);
+  TP_OP_ENTRY(addcmul, self, t1, t2, value);
   ScalarType dtype = ResultType().add(self).add(t1).add(t2).get();
   broadcast_shapes("addcmul", broadcast_shapes("addcmul", self.sizes(), t1.sizes()), t2.sizes());  // shapes first
   if (dtype == ScalarType::Bool) fail_unsupported_dtype("addcmul", dtype);
@@ -630,7 +631,7 @@ Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, const Sca
 }
 
 Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
-  TP_AUTOCAST(addcdiv, self, t1, t2, value);
+  TP_OP_ENTRY(addcdiv, self, t1, t2, value);
   TP_CHECK(is_differentiable(t1.dtype()) || is_differentiable(t2.dtype()),
            "[addcdiv] Integer division with "
            "addcdiv is no longer supported, and in a future release addcdiv will perform a true division of "

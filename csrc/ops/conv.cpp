@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "amp/autocast.h"
+#include "profiler/op_span.h"
 #include "autograd/record.h"
 #include "autograd/saved_tensor.h"
 #include "dispatch/backend.h"
@@ -139,7 +140,7 @@ Shape as_2d(const char* op, const char* what, IntArrayRef v, int64_t height) {
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
               IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
-  TP_AUTOCAST(conv2d, input, weight, bias, stride, padding, dilation, groups);
+  TP_OP_ENTRY(conv2d, input, weight, bias, stride, padding, dilation, groups);
   check_conv("conv2d", input, weight, bias);
   Window w = conv_window("conv2d", weight, stride, padding, dilation, groups);
   return batched(input, "conv2d", [&](const Tensor& x) {
@@ -174,7 +175,7 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Ten
 
 Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
               IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
-  TP_AUTOCAST(conv1d, input, weight, bias, stride, padding, dilation, groups);
+  TP_OP_ENTRY(conv1d, input, weight, bias, stride, padding, dilation, groups);
   TP_CHECK(input.dim() == 2 || input.dim() == 3,
            "[conv1d] Expected 2D (unbatched) or 3D (batched) input to conv1d, "
            "but got input of size: ",
@@ -188,7 +189,7 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Ten
 Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
                         IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups,
                         IntArrayRef dilation) {
-  TP_AUTOCAST(conv_transpose1d, input, weight, bias, stride, padding, output_padding, groups, dilation);
+  TP_OP_ENTRY(conv_transpose1d, input, weight, bias, stride, padding, output_padding, groups, dilation);
   TP_CHECK(input.dim() == 2 || input.dim() == 3,
            "[conv_transpose1d] Expected 2D (unbatched) or 3D (batched) input to conv_transpose1d, "
            "but got input of size: ",
@@ -205,7 +206,7 @@ Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const std::op
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
                         IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups,
                         IntArrayRef dilation) {
-  TP_AUTOCAST(conv_transpose2d, input, weight, bias, stride, padding, output_padding, groups, dilation);
+  TP_OP_ENTRY(conv_transpose2d, input, weight, bias, stride, padding, output_padding, groups, dilation);
   check_conv("conv_transpose2d", input, weight, bias);
   Window w = conv_window("conv_transpose2d", weight, stride, padding, dilation, groups);
   auto extra = pair("conv_transpose2d", "output_padding", output_padding);
@@ -358,13 +359,13 @@ std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayR
 
 Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                   IntArrayRef dilation, bool ceil_mode) {
-  TP_AUTOCAST(max_pool2d, input, kernel_size, stride, padding, dilation, ceil_mode);
+  TP_OP_ENTRY(max_pool2d, input, kernel_size, stride, padding, dilation, ceil_mode);
   return max_pool2d_positions(input, kernel_size, stride, padding, dilation, ceil_mode, false).first;
 }
 
 Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
                   bool count_include_pad, std::optional<int64_t> divisor_override) {
-  TP_AUTOCAST(avg_pool2d, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  TP_OP_ENTRY(avg_pool2d, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
   TP_CHECK(is_floating_point(input.dtype()), "[avg_pool2d] expected a floating point input, got ", name(input.dtype()));
   TP_CHECK(!divisor_override || *divisor_override != 0, "[avg_pool2d] divisor must be not zero");
   Window w = pool_window("avg_pool2d", kernel_size, stride, padding, {1});
@@ -377,7 +378,7 @@ Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
 }
 
 Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
-  TP_AUTOCAST(adaptive_avg_pool2d, input, output_size);
+  TP_OP_ENTRY(adaptive_avg_pool2d, input, output_size);
   auto size = pair("adaptive_avg_pool2d", "output_size", output_size);
   TP_CHECK(input.dim() == 3 || input.dim() == 4, "[adaptive_avg_pool2d] Expected 3D or 4D tensor, but got ",
            to_string(input.sizes()));

@@ -2,6 +2,7 @@
 // gradient at a zero distance is zero (PyTorch's convention).
 
 #include "amp/autocast.h"
+#include "profiler/op_span.h"
 #include "ops/ops.h"
 
 namespace tp {
@@ -24,7 +25,7 @@ void check_p(const char* op, double p) { TP_CHECK(p >= 0, "[", op, "] only suppo
 }  // namespace
 
 Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double eps) {
-  TP_AUTOCAST(cosine_similarity, x1, x2, dim, eps);
+  TP_OP_ENTRY(cosine_similarity, x1, x2, dim, eps);
   TP_CHECK(is_floating_point(result_type(x1, x2)), "[cosine_similarity] expected common dtype to be floating point, ",
            "yet common dtype is ", name(result_type(x1, x2)));
   Shape shape = broadcast_shapes("cosine_similarity", x1.sizes(), x2.sizes());
@@ -43,7 +44,7 @@ Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double
 }
 
 Tensor dist(const Tensor& a, const Tensor& b, double p) {
-  TP_AUTOCAST(dist, a, b, p);
+  TP_OP_ENTRY(dist, a, b, p);
   broadcast_shapes("dist", a.sizes(), b.sizes());
   // a - b promotes (int64 with float16 is float16), as in PyTorch; the norm needs a floating dtype.
   return with_op_name("dist", [&] {
@@ -55,7 +56,7 @@ Tensor dist(const Tensor& a, const Tensor& b, double p) {
 }
 
 Tensor cdist(const Tensor& x1, const Tensor& x2, double p) {
-  TP_AUTOCAST(cdist, x1, x2, p);
+  TP_OP_ENTRY(cdist, x1, x2, p);
   TP_CHECK(x1.dim() >= 2, "[cdist] only supports at least 2D tensors, X1 got: ", x1.dim(), "D");
   TP_CHECK(x2.dim() >= 2, "[cdist] only supports at least 2D tensors, X2 got: ", x2.dim(), "D");
   TP_CHECK(x1.size(-1) == x2.size(-1), "[cdist] X1 and X2 must have the same number of columns. X1: ", x1.size(-1),
@@ -72,7 +73,7 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p) {
 }
 
 Tensor pdist(const Tensor& x, double p) {
-  TP_AUTOCAST(pdist, x, p);
+  TP_OP_ENTRY(pdist, x, p);
   TP_CHECK(x.dim() == 2, "[pdist] only supports 2D tensors, got: ", x.dim(), "D");
   check_floating("pdist", x, "input");
   check_p("pdist", p);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "amp/autocast.h"
+#include "profiler/op_span.h"
 #include "ops/ops.h"
 
 namespace tp {
@@ -157,7 +158,7 @@ Tensor contract_all(const TensorList& operands, const std::vector<Labels>& label
 }  // namespace
 
 Tensor einsum(std::string_view equation, const TensorList& operands) {
-  TP_AUTOCAST(einsum, equation, operands);
+  TP_OP_ENTRY(einsum, equation, operands);
   TP_CHECK(!operands.empty(), "[einsum] must provide at least one operand");
   std::string eq;
   for (char c : equation)

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "amp/autocast.h"
+#include "profiler/op_span.h"
 #include "autograd/record.h"
 #include "dispatch/backend.h"
 #include "ops/elementwise.h"
@@ -183,7 +184,7 @@ Tensor index(const Tensor& t, const Indices& indices) {
 }
 
 Tensor index_put(const Tensor& t, const Indices& indices, const Tensor& values, bool accumulate) {
-  TP_AUTOCAST(index_put, t, indices, values, accumulate);
+  TP_OP_ENTRY(index_put, t, indices, values, accumulate);
   autograd::Record<IndexPutBackward> record({&t, &values}, indices, values, accumulate);
   Tensor out = clone(t);
   write_index(out, indices, values, accumulate);
@@ -191,7 +192,7 @@ Tensor index_put(const Tensor& t, const Indices& indices, const Tensor& values, 
 }
 
 Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
-  TP_AUTOCAST(index_copy, self, dim, index, source);
+  TP_OP_ENTRY(index_copy, self, dim, index, source);
   TP_CHECK(self.dim() > 0, "[index_copy] expected a tensor with at least one dim, got a 0-dim tensor");
   const int64_t d = wrap_dim("index_copy", dim, self.dim());
   TP_CHECK(index.dim() <= 1, "[index_copy] Index should have dimension 1 or 0 (got ", index.dim(), ")");
@@ -389,7 +390,7 @@ Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, const Scalar& 
   return scatter_op("scatter", "ScatterBackward1", t, dim, index, src, false);
 }
 Tensor scatter_add(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
-  TP_AUTOCAST(scatter_add, t, dim, index, src);
+  TP_OP_ENTRY(scatter_add, t, dim, index, src);
   return scatter_op("scatter_add", "ScatterAddBackward0", t, dim, index, src, true);
 }
 
@@ -436,7 +437,7 @@ class WhereBackward final : public autograd::Node {
 }  // namespace
 
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
-  TP_AUTOCAST(where, condition, a, b);
+  TP_OP_ENTRY(where, condition, a, b);
   TP_CHECK(condition.dtype() == ScalarType::Bool || condition.dtype() == ScalarType::UInt8,
            "[where] expected "
            "condition to be a boolean tensor, but got a tensor with dtype ",
@@ -453,15 +454,15 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
 }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b) {
-  TP_AUTOCAST(where, cond, a, b);
+  TP_OP_ENTRY(where, cond, a, b);
   return where(cond, a, scalar_tensor(b, result_type(a, b), a.device()));
 }
 Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b) {
-  TP_AUTOCAST(where, cond, a, b);
+  TP_OP_ENTRY(where, cond, a, b);
   return where(cond, scalar_tensor(a, result_type(b, a), b.device()), b);
 }
 Tensor where(const Tensor& cond, const Scalar& a, const Scalar& b) {
-  TP_AUTOCAST(where, cond, a, b);
+  TP_OP_ENTRY(where, cond, a, b);
   ScalarType dtype = ResultType().add(a).add(b).get();
   return where(cond, scalar_tensor(a, dtype, cond.device()), scalar_tensor(b, dtype, cond.device()));
 }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "amp/autocast.h"
+#include "profiler/op_span.h"
 #include "autograd/record.h"
 #include "autograd/saved_tensor.h"
 #include "dispatch/backend.h"
@@ -126,7 +127,7 @@ Tensor recorded_product(const char* name, bool batched, const Tensor* self, cons
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
-  TP_AUTOCAST(mm, a, b);
+  TP_OP_ENTRY(mm, a, b);
   check_dims("mm", a, 2, "self");
   check_dims("mm", b, 2, "mat2");
   check_same_dtype("mm", a, b);
@@ -138,7 +139,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
-  TP_AUTOCAST(bmm, a, b);
+  TP_OP_ENTRY(bmm, a, b);
   check_dims("bmm", a, 3, "batch1");
   check_dims("bmm", b, 3, "batch2");
   TP_CHECK(a.size(0) == b.size(0), "[bmm] batch1 and batch2 must have same number of batches, got ", a.size(0), " and ",
@@ -151,7 +152,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) {
-  TP_AUTOCAST(addmm, self, a, b, beta, alpha);
+  TP_OP_ENTRY(addmm, self, a, b, beta, alpha);
   check_dims("addmm", a, 2, "mat1");
   check_dims("addmm", b, 2, "mat2");
   check_same_dtype("addmm", a, b);
@@ -175,7 +176,7 @@ Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar&
 }
 
 Tensor baddbmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) {
-  TP_AUTOCAST(baddbmm, self, a, b, beta, alpha);
+  TP_OP_ENTRY(baddbmm, self, a, b, beta, alpha);
   // PyTorch first broadcasts self to (batch1.size(0), batch1.size(1), batch2.size(2)): too few
   // dims are an IndexError.
   check_input_shape("baddbmm", self, {size_at("baddbmm", a, 0), size_at("baddbmm", a, 1), size_at("baddbmm", b, 2)});
@@ -212,17 +213,17 @@ Tensor inner_product(const char* op, const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor dot(const Tensor& a, const Tensor& b) {
-  TP_AUTOCAST(dot, a, b);
+  TP_OP_ENTRY(dot, a, b);
   return inner_product("dot", a, b);
 }
 
 Tensor vdot(const Tensor& a, const Tensor& b) {
-  TP_AUTOCAST(vdot, a, b);
+  TP_OP_ENTRY(vdot, a, b);
   return inner_product("vdot", conj(a), b);  // the first vector conjugated
 }
 
 Tensor mv(const Tensor& a, const Tensor& b) {
-  TP_AUTOCAST(mv, a, b);
+  TP_OP_ENTRY(mv, a, b);
   size_at("mv", a, 0);  // PyTorch sizes the result first: a 0-dim self is an IndexError
   check_dims("mv", a, 2, "self");
   check_dims("mv", b, 1, "vec");
@@ -233,14 +234,14 @@ Tensor mv(const Tensor& a, const Tensor& b) {
 }
 
 Tensor outer(const Tensor& a, const Tensor& b) {
-  TP_AUTOCAST(outer, a, b);
+  TP_OP_ENTRY(outer, a, b);
   check_dims("outer", a, 1, "self");
   check_dims("outer", b, 1, "vec2");
   return mul(unsqueeze(a, 1), b);
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
-  TP_AUTOCAST(matmul, a, b);
+  TP_OP_ENTRY(matmul, a, b);
   TP_CHECK(a.dim() > 0 && b.dim() > 0, "[matmul] both arguments to matmul need to be at least 1D, but they are ",
            a.dim(), "D and ", b.dim(), "D");
   // The batched case below runs bmm, which checks dtypes after the shapes; the others, first.
@@ -294,7 +295,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 // ---- composites: each reshapes its operands into one product above ----
 
 Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
-  TP_AUTOCAST(addmv, self, mat, vec, beta, alpha);
+  TP_OP_ENTRY(addmv, self, mat, vec, beta, alpha);
   check_dims("addmv", mat, 2, "mat");
   check_dims("addmv", vec, 1, "vec");
   check_same_dtype("addmv", mat, vec);
@@ -308,7 +309,7 @@ Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Sca
 }
 
 Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha) {
-  TP_AUTOCAST(addr, self, vec1, vec2, beta, alpha);
+  TP_OP_ENTRY(addr, self, vec1, vec2, beta, alpha);
   check_dims("addr", vec1, 1, "vec1");
   check_dims("addr", vec2, 1, "vec2");
   // Unlike the other products, addr is elementwise, beta * self + (alpha * vec1[i]) * vec2[j]: it
@@ -332,7 +333,7 @@ Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Sc
 }
 
 Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
-  TP_AUTOCAST(addbmm, self, batch1, batch2, beta, alpha);
+  TP_OP_ENTRY(addbmm, self, batch1, batch2, beta, alpha);
   // PyTorch first broadcasts self to (batch1.size(1), batch2.size(2)): too few dims are an IndexError.
   check_input_shape("addbmm", self, {size_at("addbmm", batch1, 1), size_at("addbmm", batch2, 2)});
   check_dims("addbmm", batch1, 3, "batch1");
@@ -349,7 +350,7 @@ Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, co
 }
 
 Tensor tensordot(const Tensor& a_in, const Tensor& b_in, IntArrayRef dims_a, IntArrayRef dims_b) {
-  TP_AUTOCAST(tensordot, a_in, b_in, dims_a, dims_b);
+  TP_OP_ENTRY(tensordot, a_in, b_in, dims_a, dims_b);
   Tensor a = a_in, b = b_in;
   TP_CHECK(a.dtype() == b.dtype(), "[tensordot] expected both operands to have the same dtype, but got ",
            name(a.dtype()), " and ", name(b.dtype()));
@@ -389,7 +390,7 @@ Tensor tensordot(const Tensor& a_in, const Tensor& b_in, IntArrayRef dims_a, Int
 }
 
 Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim) {
-  TP_AUTOCAST(cross, a, b, dim);
+  TP_OP_ENTRY(cross, a, b, dim);
   // In PyTorch's order: the dim (by default the input's first of size 3), the number of dims, the
   // dim's length, the broadcast, the dtypes.
   int64_t d = -1;
@@ -414,7 +415,7 @@ Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim) {
 }
 
 Tensor linalg_vecdot(const Tensor& x, const Tensor& y, int64_t dim) {
-  TP_AUTOCAST(linalg_vecdot, x, y, dim);
+  TP_OP_ENTRY(linalg_vecdot, x, y, dim);
   TP_CHECK(x.dtype() == y.dtype(), "[linalg.vecdot] Expected x and y to have the same dtype, but found x of type ",
            name(x.dtype()), " and y of type ", name(y.dtype()), " instead");
   TP_CHECK(is_floating_point(x.dtype()), "[linalg.vecdot] Expected a floating point or complex tensor as input. Got ",
@@ -460,7 +461,7 @@ Tensor chain_product(const TensorList& m) {
 }  // namespace
 
 Tensor linalg_multi_dot(const TensorList& tensors) {
-  TP_AUTOCAST(linalg_multi_dot, tensors);
+  TP_OP_ENTRY(linalg_multi_dot, tensors);
   const size_t n = tensors.size();
   TP_CHECK(n >= 2, "[linalg.multi_dot] expected at least 2 tensors but got ", n);
   for (size_t i = 0; i < n; ++i) {
@@ -483,7 +484,7 @@ Tensor linalg_multi_dot(const TensorList& tensors) {
 }
 
 Tensor trace(const Tensor& t) {
-  TP_AUTOCAST(trace, t);
+  TP_OP_ENTRY(trace, t);
   if (t.dtype() == ScalarType::Bool) fail_unsupported_dtype("trace", t.dtype());  // before the shape, as in PyTorch
   TP_CHECK(t.dim() == 2, "[trace] expected a matrix, but got tensor with dim ", t.dim());
   return sum(diagonal(t, 0, 0, 1));

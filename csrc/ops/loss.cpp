@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "amp/autocast.h"
+#include "profiler/op_span.h"
 #include "autograd/grad_mode.h"
 #include "autograd/variable.h"
 #include "dispatch/backend.h"
@@ -38,20 +39,20 @@ void check_same_shape(const char* op, const Tensor& input, const Tensor& target)
 }  // namespace
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, std::string_view reduction) {
-  TP_AUTOCAST(mse_loss, input, target, reduction);
+  TP_OP_ENTRY(mse_loss, input, target, reduction);
   broadcast_shapes("mse_loss", input.sizes(), target.sizes());
   Tensor d = sub(input, target);
   return reduce_loss("mse_loss", mul(d, d), reduction);
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, std::string_view reduction) {
-  TP_AUTOCAST(l1_loss, input, target, reduction);
+  TP_OP_ENTRY(l1_loss, input, target, reduction);
   broadcast_shapes("l1_loss", input.sizes(), target.sizes());
   return reduce_loss("l1_loss", abs(sub(input, target)), reduction);
 }
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, std::string_view reduction, double beta) {
-  TP_AUTOCAST(smooth_l1_loss, input, target, reduction, beta);
+  TP_OP_ENTRY(smooth_l1_loss, input, target, reduction, beta);
   TP_CHECK(beta >= 0, "[smooth_l1_loss] smooth_l1_loss does not support negative values for beta.");
   if (beta == 0) return l1_loss(input, target, reduction);
   Tensor d = abs(sub(input, target));
@@ -60,7 +61,7 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, std::string_vie
 }
 
 Tensor huber_loss(const Tensor& input, const Tensor& target, std::string_view reduction, double delta) {
-  TP_AUTOCAST(huber_loss, input, target, reduction, delta);
+  TP_OP_ENTRY(huber_loss, input, target, reduction, delta);
   TP_CHECK(delta > 0, "[huber_loss] huber_loss does not support non-positive values for delta.");
   Tensor d = abs(sub(input, target));
   Tensor loss = where(le(d, delta), mul(mul(d, d), 0.5), mul(sub(d, 0.5 * delta), delta));
@@ -69,7 +70,7 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, std::string_view re
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
                 std::string_view reduction, int64_t ignore_index) {
-  TP_AUTOCAST(nll_loss, input, target, weight, reduction, ignore_index);
+  TP_OP_ENTRY(nll_loss, input, target, weight, reduction, ignore_index);
   // input: [N, C] or [N, C, d1, ...] (or [C] unbatched); target: the class of each item.
   TP_CHECK(input.dim() >= 1, "[nll_loss] input tensor should be 1D or more");
   TP_CHECK(
@@ -104,7 +105,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const std::optional<T
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
                      std::string_view reduction, int64_t ignore_index, double label_smoothing) {
-  TP_AUTOCAST(cross_entropy, input, target, weight, reduction, ignore_index, label_smoothing);
+  TP_OP_ENTRY(cross_entropy, input, target, weight, reduction, ignore_index, label_smoothing);
   TP_CHECK(label_smoothing >= 0 && label_smoothing <= 1,
            "[cross_entropy] label_smoothing must be between 0.0 and "
            "1.0. Got: ",
@@ -150,7 +151,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::optio
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
                             std::string_view reduction) {
-  TP_AUTOCAST(binary_cross_entropy, input, target, weight, reduction);
+  TP_OP_ENTRY(binary_cross_entropy, input, target, weight, reduction);
   check_same_shape("binary_cross_entropy", input, target);
   TP_CHECK(target.dtype() == input.dtype() && (!weight || weight->dtype() == input.dtype()),
            "[binary_cross_entropy] expected target and weight of dtype ", name(input.dtype()), " (the input's), got ",
@@ -170,7 +171,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std
 
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
                                         const std::optional<Tensor>& pos_weight, std::string_view reduction) {
-  TP_AUTOCAST(binary_cross_entropy_with_logits, input, target, weight, pos_weight, reduction);
+  TP_OP_ENTRY(binary_cross_entropy_with_logits, input, target, weight, pos_weight, reduction);
   check_same_shape("binary_cross_entropy_with_logits", input, target);
   // log(1 + exp(-x)) written so that it cannot overflow: max(-x, 0) + log1p(exp(-|x|)).
   Tensor softplus_neg = add(clamp(neg(input), Scalar(0.0), std::nullopt), log1p(exp(neg(abs(input)))));
@@ -186,7 +187,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 }
 
 Tensor kl_div(const Tensor& input, const Tensor& target, std::string_view reduction, bool log_target) {
-  TP_AUTOCAST(kl_div, input, target, reduction, log_target);
+  TP_OP_ENTRY(kl_div, input, target, reduction, log_target);
   Tensor loss;
   if (log_target) {
     loss = mul(exp(target), sub(target, input));

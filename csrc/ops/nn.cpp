@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "amp/autocast.h"
+#include "profiler/op_span.h"
 #include "autograd/record.h"
 #include "autograd/saved_tensor.h"
 #include "dispatch/backend.h"
@@ -15,7 +16,7 @@
 namespace tp {
 
 Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
-  TP_AUTOCAST(linear, input, weight, bias);
+  TP_OP_ENTRY(linear, input, weight, bias);
   TP_CHECK(weight.dim() == 2, "[linear] expected a 2-D weight, got ", to_string(weight.sizes()));
   TP_CHECK(input.dim() >= 1, "[linear] expected an input with at least 1 dim");
   TP_CHECK(input.size(-1) == weight.size(1), "[linear] input of shape ", to_string(input.sizes()),
@@ -27,7 +28,7 @@ Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Ten
 }
 
 Tensor prelu(const Tensor& input, const Tensor& weight) {
-  TP_AUTOCAST(prelu, input, weight);
+  TP_OP_ENTRY(prelu, input, weight);
   TP_CHECK(input.dtype() == weight.dtype(), "[prelu] Type promoting not supported: input is ", name(input.dtype()),
            " and weight is ", name(weight.dtype()));
   TP_CHECK(weight.dim() <= 1, "[prelu] Expected `weight` to be a scalar or 1D tensor, but got: ndim = ", weight.dim());
@@ -44,7 +45,7 @@ Tensor prelu(const Tensor& input, const Tensor& weight) {
 }
 
 Tensor bilinear(const Tensor& x1, const Tensor& x2, const Tensor& weight, const std::optional<Tensor>& bias) {
-  TP_AUTOCAST(bilinear, x1, x2, weight, bias);
+  TP_OP_ENTRY(bilinear, x1, x2, weight, bias);
   TP_CHECK(weight.dim() == 3, "[bilinear] expected a 3-D weight, got ", to_string(weight.sizes()));
   const int64_t out = weight.size(0), in1 = weight.size(1), in2 = weight.size(2);
   TP_CHECK(x1.dim() >= 1 && x1.size(-1) == in1 && x2.dim() >= 1 && x2.size(-1) == in2, "[bilinear] input1 of shape ",
@@ -62,7 +63,7 @@ Tensor bilinear(const Tensor& x1, const Tensor& x2, const Tensor& weight, const 
 }
 
 Tensor dropout(const Tensor& input, double p, bool training, Generator* gen) {
-  TP_AUTOCAST(dropout, input, p, training, gen);
+  TP_OP_ENTRY(dropout, input, p, training, gen);
   TP_CHECK_VALUE(p >= 0 && p <= 1, "[dropout] dropout probability has to be between 0 and 1, but got ", p);
   if (!training || p == 0) return input;
   if (p == 1) return mul(input, zeros_like(input));
@@ -120,7 +121,7 @@ Tensor compute_input(const Tensor& input) {
 Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& running_mean,
                   const std::optional<Tensor>& running_var, const std::optional<Tensor>& weight,
                   const std::optional<Tensor>& bias, bool training, double momentum, double eps) {
-  TP_AUTOCAST(batch_norm, input, running_mean, running_var, weight, bias, training, momentum, eps);
+  TP_OP_ENTRY(batch_norm, input, running_mean, running_var, weight, bias, training, momentum, eps);
   TP_CHECK(input.dim() >= 2, "[batch_norm] expected an input with at least 2 dims (N, C, ...), got ",
            to_string(input.sizes()));
   const int64_t C = input.size(1);
@@ -203,7 +204,7 @@ class LayerNormBackward final : public autograd::Node {
 
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
                   const std::optional<Tensor>& bias, double eps) {
-  TP_AUTOCAST(layer_norm, input, normalized_shape, weight, bias, eps);
+  TP_OP_ENTRY(layer_norm, input, normalized_shape, weight, bias, eps);
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
   bool fits = k >= 1 && k <= input.dim();
   for (int64_t i = 0; fits && i < k; ++i) fits = input.size(input.dim() - k + i) == normalized_shape[i];
@@ -237,7 +238,7 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::
 
 Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight,
                   const std::optional<Tensor>& bias, double eps) {
-  TP_AUTOCAST(group_norm, input, num_groups, weight, bias, eps);
+  TP_OP_ENTRY(group_norm, input, num_groups, weight, bias, eps);
   TP_CHECK(input.dim() >= 2, "[group_norm] Expected at least 2 dimensions for input tensor but received ", input.dim());
   const int64_t N = input.size(0), C = input.size(1);
   TP_CHECK(num_groups > 0 && C % num_groups == 0,
@@ -278,7 +279,7 @@ class EmbeddingBackward final : public autograd::Node {
 }  // namespace
 
 Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx) {
-  TP_AUTOCAST(embedding, input, weight, padding_idx);
+  TP_OP_ENTRY(embedding, input, weight, padding_idx);
   TP_CHECK(weight.dim() == 2, "[embedding] 'weight' must be 2-D, got ", to_string(weight.sizes()));
   TP_CHECK(input.dtype() == ScalarType::Int64 || input.dtype() == ScalarType::Int32,
            "[embedding] Expected tensor for "
@@ -369,7 +370,7 @@ Tensor gather_pad(const char* mode, const Tensor& input, IntArrayRef padding) {
 }  // namespace
 
 Tensor constant_pad_nd(const Tensor& input, IntArrayRef padding, double value) {
-  TP_AUTOCAST(constant_pad_nd, input, padding, value);
+  TP_OP_ENTRY(constant_pad_nd, input, padding, value);
   check_padding(input, padding);
   Tensor out = input;
   for (size_t i = 0; i < padding.size() / 2; ++i) {
@@ -396,12 +397,12 @@ Tensor constant_pad_nd(const Tensor& input, IntArrayRef padding, double value) {
 }
 
 Tensor reflection_pad(const Tensor& input, IntArrayRef padding) {
-  TP_AUTOCAST(reflection_pad, input, padding);
+  TP_OP_ENTRY(reflection_pad, input, padding);
   return gather_pad("reflect", input, padding);
 }
 
 Tensor replication_pad(const Tensor& input, IntArrayRef padding) {
-  TP_AUTOCAST(replication_pad, input, padding);
+  TP_OP_ENTRY(replication_pad, input, padding);
   return gather_pad("replicate", input, padding);
 }
 
@@ -426,7 +427,7 @@ Tensor source_coords(int64_t in, int64_t out, std::optional<double> scale, bool 
 
 Tensor interpolate(const Tensor& input, IntArrayRef size, std::optional<std::array<double, 2>> scale_factor,
                    std::string_view mode, bool align_corners) {
-  TP_AUTOCAST(interpolate, input, size, scale_factor, mode, align_corners);
+  TP_OP_ENTRY(interpolate, input, size, scale_factor, mode, align_corners);
   TP_CHECK(input.dim() == 4, "[interpolate] expected a 4-D (N, C, H, W) input, got ", to_string(input.sizes()));
   TP_CHECK(size.size() == 2, "[interpolate] expected an output size of 2 values, got ", to_string(size));
   TP_CHECK_VALUE(mode == "nearest" || mode == "bilinear", "[interpolate] unsupported mode '", mode,
@@ -459,7 +460,7 @@ Tensor interpolate(const Tensor& input, IntArrayRef size, std::optional<std::arr
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
                                     const std::optional<Tensor>& attn_mask, double dropout_p, bool is_causal,
                                     std::optional<double> scale, Generator* gen) {
-  TP_AUTOCAST(scaled_dot_product_attention, q, k, v, attn_mask, dropout_p, is_causal, scale, gen);
+  TP_OP_ENTRY(scaled_dot_product_attention, q, k, v, attn_mask, dropout_p, is_causal, scale, gen);
   TP_CHECK(q.dim() >= 2 && k.dim() >= 2 && v.dim() >= 2,
            "[scaled_dot_product_attention] expected query, key and "
            "value with at least 2 dims");

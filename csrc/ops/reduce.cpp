@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "amp/autocast.h"
+#include "profiler/op_span.h"
 #include "autograd/record.h"
 #include "autograd/saved_tensor.h"
 #include "dispatch/backend.h"
@@ -214,7 +215,7 @@ Tensor arg_only(const char* op, ArgReduceOp kind, const Tensor& t, std::optional
 }  // namespace
 
 Tensor sum(const Tensor& t, IntArrayRef dims, bool keepdim, OptionalDType dtype) {
-  TP_AUTOCAST(sum, t, dims, keepdim, dtype);
+  TP_OP_ENTRY(sum, t, dims, keepdim, dtype);
   if (is_complex(dtype.value_or(t.dtype()))) return complex_sum(dtype ? to(t, *dtype) : t, dims, keepdim, false);
   std::vector<bool> mask = dim_mask("sum", dims, t.dim());
   autograd::Record<SumBackward> record({&t}, dims.empty() ? "SumBackward0" : "SumBackward1",
@@ -236,7 +237,7 @@ Tensor sum_to_size(const Tensor& t, IntArrayRef shape) {
 }
 
 Tensor prod(const Tensor& t, std::optional<int64_t> dim, bool keepdim, OptionalDType dtype) {
-  TP_AUTOCAST(prod, t, dim, keepdim, dtype);
+  TP_OP_ENTRY(prod, t, dim, keepdim, dtype);
   if (is_complex(accumulation_dtype(t, dtype))) return complex_prod(to(t, accumulation_dtype(t, dtype)), dim, keepdim);
   Shape dims;
   if (dim) dims.push_back(*dim);
@@ -250,7 +251,7 @@ Tensor prod(const Tensor& t, std::optional<int64_t> dim, bool keepdim, OptionalD
 }
 
 Tensor mean(const Tensor& t, IntArrayRef dims, bool keepdim, OptionalDType dtype) {
-  TP_AUTOCAST(mean, t, dims, keepdim, dtype);
+  TP_OP_ENTRY(mean, t, dims, keepdim, dtype);
   ScalarType out = dtype.value_or(t.dtype());
   if (is_complex(out)) return complex_sum(to(t, out), dims, keepdim, true);
   TP_CHECK(is_floating_point(out),
@@ -270,28 +271,28 @@ Tensor mean(const Tensor& t, IntArrayRef dims, bool keepdim, OptionalDType dtype
 }
 
 Tensor amax(const Tensor& t, IntArrayRef dims, bool keepdim) {
-  TP_AUTOCAST(amax, t, dims, keepdim);
+  TP_OP_ENTRY(amax, t, dims, keepdim);
   return extreme("amax", "AmaxBackward0", ReduceOp::Max, t, dims, keepdim);
 }
 Tensor amin(const Tensor& t, IntArrayRef dims, bool keepdim) {
-  TP_AUTOCAST(amin, t, dims, keepdim);
+  TP_OP_ENTRY(amin, t, dims, keepdim);
   return extreme("amin", "AminBackward0", ReduceOp::Min, t, dims, keepdim);
 }
 Tensor max(const Tensor& t) {
-  TP_AUTOCAST(max, t);
+  TP_OP_ENTRY(max, t);
   return extreme("max", "MaxBackward1", ReduceOp::Max, t, {}, false);
 }
 Tensor min(const Tensor& t) {
-  TP_AUTOCAST(min, t);
+  TP_OP_ENTRY(min, t);
   return extreme("min", "MinBackward1", ReduceOp::Min, t, {}, false);
 }
 
 std::pair<Tensor, Tensor> max(const Tensor& t, int64_t dim, bool keepdim) {
-  TP_AUTOCAST(max, t, dim, keepdim);
+  TP_OP_ENTRY(max, t, dim, keepdim);
   return arg_extreme("max", "MaxBackward0", ArgReduceOp::Max, t, dim, keepdim);
 }
 std::pair<Tensor, Tensor> min(const Tensor& t, int64_t dim, bool keepdim) {
-  TP_AUTOCAST(min, t, dim, keepdim);
+  TP_OP_ENTRY(min, t, dim, keepdim);
   return arg_extreme("min", "MinBackward0", ArgReduceOp::Min, t, dim, keepdim);
 }
 
@@ -303,7 +304,7 @@ Tensor argmin(const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
 }
 
 Tensor var(const Tensor& t, IntArrayRef dims, double correction, bool keepdim) {
-  TP_AUTOCAST(var, t, dims, correction, keepdim);
+  TP_OP_ENTRY(var, t, dims, correction, keepdim);
   // A complex tensor's variance is its parts' variances added: |z - mean|^2 = re^2 + im^2.
   if (is_complex(t.dtype())) return add(var(real(t), dims, correction, keepdim), var(imag(t), dims, correction, keepdim));
   check_floating("var", t, "std and var only support floating point and complex dtypes.");
@@ -321,7 +322,7 @@ Tensor var(const Tensor& t, IntArrayRef dims, double correction, bool keepdim) {
 }
 
 Tensor std(const Tensor& t, IntArrayRef dims, double correction, bool keepdim) {
-  TP_AUTOCAST(std, t, dims, correction, keepdim);
+  TP_OP_ENTRY(std, t, dims, correction, keepdim);
   if (is_complex(t.dtype())) return sqrt(var(t, dims, correction, keepdim));
   check_floating("std", t, "std and var only support floating point and complex dtypes.");
   dim_mask("std", dims, t.dim());  // so a bad dim is reported as std's
@@ -423,14 +424,14 @@ Tensor singular_value_norm(const Tensor& t, std::string_view ord, int64_t rows, 
 }  // namespace
 
 Tensor norm(const Tensor& t, double p, IntArrayRef dims, bool keepdim) {
-  TP_AUTOCAST(norm, t, p, dims, keepdim);
+  TP_OP_ENTRY(norm, t, p, dims, keepdim);
   if (is_complex(t.dtype())) return norm(abs(t), p, dims, keepdim);  // the norm of the magnitudes
   check_floating("norm", t, "Expected a floating point or complex tensor as input.");
   return accumulated_norm("norm", t, p, dim_mask("norm", dims, t.dim()), keepdim, t.dtype());
 }
 
 Tensor linalg_vector_norm(const Tensor& t, double ord, IntArrayRef dims, bool keepdim, OptionalDType dtype) {
-  TP_AUTOCAST(linalg_vector_norm, t, ord, dims, keepdim, dtype);
+  TP_OP_ENTRY(linalg_vector_norm, t, ord, dims, keepdim, dtype);
   if (is_complex(t.dtype())) {  // the norm of the magnitudes; a dtype names the complex type to compute in
     TP_CHECK(!dtype || is_complex(*dtype), "[linalg.vector_norm] dtype should be complex for a complex input, got ",
              name(*dtype));
@@ -448,7 +449,7 @@ Tensor linalg_vector_norm(const Tensor& t, double ord, IntArrayRef dims, bool ke
 }
 
 Tensor linalg_matrix_norm(const Tensor& t, double ord, IntArrayRef dims, bool keepdim, OptionalDType dtype) {
-  TP_AUTOCAST(linalg_matrix_norm, t, ord, dims, keepdim, dtype);
+  TP_OP_ENTRY(linalg_matrix_norm, t, ord, dims, keepdim, dtype);
   TP_CHECK(t.dim() >= 2, "[linalg.matrix_norm] The input tensor A must have at least 2 dimensions.");
   TP_CHECK(dims.size() == 2, "[linalg.matrix_norm] dim must be a 2-tuple. Got ", to_string(dims));
   TP_CHECK(std::isinf(ord) || ord == 1 || ord == -1 || ord == 2 || ord == -2, "[linalg.matrix_norm] Order ", ord,
@@ -485,7 +486,7 @@ Tensor linalg_matrix_norm(const Tensor& t, std::string_view ord, IntArrayRef dim
 }
 
 Tensor renorm(const Tensor& t, double p, int64_t dim, double maxnorm) {
-  TP_AUTOCAST(renorm, t, p, dim, maxnorm);
+  TP_OP_ENTRY(renorm, t, p, dim, maxnorm);
   TP_CHECK(p > 0, "[renorm] non-positive norm not supported, got p=", p);
   TP_CHECK(maxnorm >= 0, "[renorm] expected maxnorm to be >= 0 but got ", maxnorm);
   TP_CHECK(t.dim() > 1, "[renorm] input needs at least 2 dimensions, got ", t.dim(), " dimensions");
@@ -502,7 +503,7 @@ Tensor renorm(const Tensor& t, double p, int64_t dim, double maxnorm) {
 }
 
 Tensor logsumexp(const Tensor& t, IntArrayRef dims, bool keepdim) {
-  TP_AUTOCAST(logsumexp, t, dims, keepdim);
+  TP_OP_ENTRY(logsumexp, t, dims, keepdim);
   dim_mask("logsumexp", dims, t.dim());  // checked here, by this op's name, not by amax or sum below
   Tensor x = is_floating_point(t.dtype()) ? t : to(t, get_default_dtype());
   if (x.numel() == 0) return log(sum(exp(x), dims, keepdim));
@@ -589,7 +590,7 @@ class SoftmaxBackward final : public autograd::Node {
 }  // namespace
 
 Tensor cumsum(const Tensor& t, int64_t dim, OptionalDType dtype) {
-  TP_AUTOCAST(cumsum, t, dim, dtype);
+  TP_OP_ENTRY(cumsum, t, dim, dtype);
   int64_t d = wrap_dim("cumsum", dim, t.dim());
   if (is_complex(accumulation_dtype(t, dtype))) {  // the pairs summed along d (a 0-dim tensor is its own sum)
     Tensor z = to(t, accumulation_dtype(t, dtype));
@@ -603,7 +604,7 @@ Tensor cumsum(const Tensor& t, int64_t dim, OptionalDType dtype) {
 }
 
 Tensor cumprod(const Tensor& t, int64_t dim, OptionalDType dtype) {
-  TP_AUTOCAST(cumprod, t, dim, dtype);
+  TP_OP_ENTRY(cumprod, t, dim, dtype);
   int64_t d = wrap_dim("cumprod", dim, t.dim());
   autograd::Record<CumprodBackward> record({&t}, d);
   Tensor in = to(t, accumulation_dtype(t, dtype));
@@ -639,11 +640,11 @@ Tensor run_softmax(const char* op, const Tensor& t, int64_t dim, OptionalDType d
 }  // namespace
 
 Tensor softmax(const Tensor& t, int64_t dim, OptionalDType dtype) {
-  TP_AUTOCAST(softmax, t, dim, dtype);
+  TP_OP_ENTRY(softmax, t, dim, dtype);
   return run_softmax("softmax", t, dim, dtype, false);
 }
 Tensor log_softmax(const Tensor& t, int64_t dim, OptionalDType dtype) {
-  TP_AUTOCAST(log_softmax, t, dim, dtype);
+  TP_OP_ENTRY(log_softmax, t, dim, dtype);
   return run_softmax("log_softmax", t, dim, dtype, true);
 }
 

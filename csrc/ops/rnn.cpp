@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "amp/autocast.h"
+#include "profiler/op_span.h"
 #include "autograd/engine.h"
 #include "autograd/record.h"
 #include "autograd/saved_tensor.h"
@@ -53,21 +54,21 @@ std::pair<Tensor, Tensor> lstm_update(const Tensor& gates, const Tensor& c) {
 
 Tensor rnn_tanh_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
                      const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
-  TP_AUTOCAST(rnn_tanh_cell, input, hx, w_ih, w_hh, b_ih, b_hh);
+  TP_OP_ENTRY(rnn_tanh_cell, input, hx, w_ih, w_hh, b_ih, b_hh);
   check_cell("rnn_tanh_cell", 1, input, hx, w_ih, w_hh);
   return tanh(gates(input, hx, w_ih, w_hh, b_ih, b_hh));
 }
 
 Tensor rnn_relu_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
                      const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
-  TP_AUTOCAST(rnn_relu_cell, input, hx, w_ih, w_hh, b_ih, b_hh);
+  TP_OP_ENTRY(rnn_relu_cell, input, hx, w_ih, w_hh, b_ih, b_hh);
   check_cell("rnn_relu_cell", 1, input, hx, w_ih, w_hh);
   return relu(gates(input, hx, w_ih, w_hh, b_ih, b_hh));
 }
 
 std::pair<Tensor, Tensor> lstm_cell(const Tensor& input, const TensorList& hx, const Tensor& w_ih, const Tensor& w_hh,
                                     const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
-  TP_AUTOCAST(lstm_cell, input, hx, w_ih, w_hh, b_ih, b_hh);
+  TP_OP_ENTRY(lstm_cell, input, hx, w_ih, w_hh, b_ih, b_hh);
   TP_CHECK(hx.size() == 2, "[lstm_cell] expected hx to be a pair (h, c), got ", hx.size(), " tensors");
   const Tensor &h = hx[0], &c = hx[1];
   check_cell("lstm_cell", 4, input, h, w_ih, w_hh);
@@ -78,7 +79,7 @@ std::pair<Tensor, Tensor> lstm_cell(const Tensor& input, const TensorList& hx, c
 
 Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
                 const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
-  TP_AUTOCAST(gru_cell, input, hx, w_ih, w_hh, b_ih, b_hh);
+  TP_OP_ENTRY(gru_cell, input, hx, w_ih, w_hh, b_ih, b_hh);
   check_cell("gru_cell", 3, input, hx, w_ih, w_hh);
   // reset, update and new gates; the reset gate scales only the hidden part of the new gate
   TensorList gi = chunk(linear(input, w_ih, b_ih), 3, 1), gh = chunk(linear(hx, w_hh, b_hh), 3, 1);

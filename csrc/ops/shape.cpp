@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "amp/autocast.h"
+#include "profiler/op_span.h"
 #include "autograd/record.h"
 #include "ops/ops.h"
 
@@ -675,7 +676,7 @@ class CatBackward final : public autograd::Node {
 }  // namespace
 
 Tensor cat(const TensorList& tensors, int64_t dim) {
-  TP_AUTOCAST(cat, tensors, dim);
+  TP_OP_ENTRY(cat, tensors, dim);
   TP_CHECK_VALUE(!tensors.empty(), "[cat] expected a non-empty list of Tensors");
   // 1-D empty tensors are skipped, as PyTorch has always allowed.
   auto skipped = [](const Tensor& x) { return x.dim() == 1 && x.numel() == 0; };
@@ -737,7 +738,7 @@ class StackBackward final : public autograd::Node {
 }  // namespace
 
 Tensor stack(const TensorList& tensors, int64_t dim) {
-  TP_AUTOCAST(stack, tensors, dim);
+  TP_OP_ENTRY(stack, tensors, dim);
   TP_CHECK(!tensors.empty(), "[stack] expects a non-empty TensorList");
   int64_t d = wrap_dim("stack", dim, tensors[0].dim() + 1);
   TensorList parts;

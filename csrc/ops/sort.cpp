@@ -3,6 +3,7 @@
 // back to the positions their indices name.
 
 #include "amp/autocast.h"
+#include "profiler/op_span.h"
 #include "autograd/record.h"
 #include "dispatch/backend.h"
 #include "ops/ops.h"
@@ -71,7 +72,7 @@ std::pair<Tensor, Tensor> recorded(const char* node, const Tensor& t, int64_t d,
 }  // namespace
 
 std::pair<Tensor, Tensor> sort(const Tensor& t, int64_t dim, bool descending, bool /*stable*/) {
-  TP_AUTOCAST(sort, t, dim, descending);
+  TP_OP_ENTRY(sort, t, dim, descending);
   // The kernel sorts whole lines stably, which is one of the orders an unstable sort may give.
   const int64_t d = line_dim("sort", t, dim).first;
   return recorded("SortBackward0", t, d, [&] { return sorted_lines(t, d, descending); });
@@ -84,7 +85,7 @@ Tensor argsort(const Tensor& t, int64_t dim, bool descending, bool /*stable*/) {
 Tensor msort(const Tensor& t) { return sort(t, 0).first; }
 
 std::pair<Tensor, Tensor> topk(const Tensor& t, int64_t k, int64_t dim, bool largest, bool sorted) {
-  TP_AUTOCAST(topk, t, k, dim, largest, sorted);
+  TP_OP_ENTRY(topk, t, k, dim, largest, sorted);
   TP_CHECK(t.dtype() != ScalarType::Bool, "[topk] topk does not support bool dtypes on CPU");
   auto [d, n] = line_dim("topk", t, dim);
   TP_CHECK(k >= 0 && k <= n, "[topk] selected index k out of range: k = ", k, " for a dim of size ", n);
@@ -92,7 +93,7 @@ std::pair<Tensor, Tensor> topk(const Tensor& t, int64_t k, int64_t dim, bool lar
 }
 
 std::pair<Tensor, Tensor> kthvalue(const Tensor& t, int64_t k, int64_t dim, bool keepdim) {
-  TP_AUTOCAST(kthvalue, t, k, dim, keepdim);
+  TP_OP_ENTRY(kthvalue, t, k, dim, keepdim);
   auto [d, n] = line_dim("kthvalue", t, dim);
   TP_CHECK_INDEX(n > 0, "[kthvalue] Expected reduction dim ", d, " to have non-zero size.");
   TP_CHECK(k >= 1 && k <= n, "[kthvalue] selected number k out of range for dimension ", d, ": k = ", k,

@@ -8,6 +8,7 @@
 #include <numbers>
 
 #include "amp/autocast.h"
+#include "profiler/op_span.h"
 #include "autograd/record.h"
 #include "autograd/saved_tensor.h"
 #include "dispatch/backend.h"
@@ -210,7 +211,7 @@ Tensor run_unary_(const UnarySpec& spec, const Tensor& self, const UnaryParams& 
 
 #define TP_DEFINE_UNARY(op, kernel, ...) \
   Tensor op(const Tensor& t) {           \
-    TP_AUTOCAST(op, t);                  \
+    TP_OP_ENTRY(op, t);                  \
     return run_unary(k##kernel, t);      \
   }                                      \
   Tensor op##_(const Tensor& t) { return run_unary_(k##kernel, t); }
@@ -218,7 +219,7 @@ TP_UNARY_OPS(TP_DEFINE_UNARY)
 #undef TP_DEFINE_UNARY
 
 Tensor round(const Tensor& t, int64_t decimals) {
-  TP_AUTOCAST(round, t, decimals);
+  TP_OP_ENTRY(round, t, decimals);
   if (decimals == 0) return run_unary(kRound, t);
   return run_unary(kRoundDecimals, t, unary::Decimals{decimals});
 }
@@ -237,7 +238,7 @@ Tensor round_(const Tensor& t, int64_t decimals) {
 }
 
 Tensor gelu(const Tensor& t, std::string_view approximate) {
-  TP_AUTOCAST(gelu, t, approximate);
+  TP_OP_ENTRY(gelu, t, approximate);
   // A RuntimeError, as in PyTorch.
   TP_CHECK(approximate == "none" || approximate == "tanh",
            "[gelu] approximate argument must be either none or tanh, got '", approximate, "'");
@@ -245,13 +246,13 @@ Tensor gelu(const Tensor& t, std::string_view approximate) {
 }
 
 Tensor softplus(const Tensor& t, double beta, double threshold) {
-  TP_AUTOCAST(softplus, t, beta, threshold);
+  TP_OP_ENTRY(softplus, t, beta, threshold);
   return run_unary(kSoftplus, t, unary::Softplus{beta, threshold});
 }
 
 Tensor nan_to_num(const Tensor& t, std::optional<double> nan, std::optional<double> posinf,
                   std::optional<double> neginf) {
-  TP_AUTOCAST(nan_to_num, t, nan, posinf, neginf);
+  TP_OP_ENTRY(nan_to_num, t, nan, posinf, neginf);
   if (t.dtype() == ScalarType::Bool) return clone(t);
   if (!is_floating_point(t.dtype())) return run_unary(kNanToNum, t);
   // The defaults are the dtype's largest and lowest finite values.
@@ -275,7 +276,7 @@ Tensor nan_to_num_(const Tensor& t, std::optional<double> nan, std::optional<dou
 }
 
 Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max) {
-  TP_AUTOCAST(clamp, t, min, max);
+  TP_OP_ENTRY(clamp, t, min, max);
   TP_CHECK(min || max, "[clamp] At least one of 'min' or 'max' must not be None");
   ResultType promoted;
   promoted.add(t);
@@ -316,7 +317,7 @@ Tensor clamp_(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> 
 }
 
 Tensor clamp(const Tensor& t, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
-  TP_AUTOCAST(clamp, t, min, max);
+  TP_OP_ENTRY(clamp, t, min, max);
   TP_CHECK(min || max, "[clamp] At least one of 'min' or 'max' must not be None");
   // The shapes are checked first, by clamp's name: maximum and minimum below would name themselves.
   Shape shape(t.sizes().begin(), t.sizes().end());
@@ -339,7 +340,7 @@ Tensor clamp(const Tensor& t, const std::optional<Tensor>& min, const std::optio
 
 // pow with a number exponent is unary (x * x for 2, sqrt for 0.5); so is a number base.
 Tensor pow(const Tensor& a, const Scalar& exponent) {
-  TP_AUTOCAST(pow, a, exponent);
+  TP_OP_ENTRY(pow, a, exponent);
   ScalarType dtype = result_type(a, exponent);
   if (dtype == ScalarType::Bool) fail_unsupported_dtype("pow", dtype);
   if (is_complex(dtype)) return complex_pow(to(a, dtype), exponent);
@@ -358,7 +359,7 @@ Tensor pow_(const Tensor& a, const Scalar& exponent) {
 }
 
 Tensor pow(const Scalar& base, const Tensor& exponent) {
-  TP_AUTOCAST(pow, base, exponent);
+  TP_OP_ENTRY(pow, base, exponent);
   ScalarType dtype = result_type(exponent, base);
   if (dtype == ScalarType::Bool) fail_unsupported_dtype("pow", dtype);
   if (is_complex(dtype)) return complex_pow(base, to(exponent, dtype));

@@ -188,4 +188,5 @@ NB_MODULE(_C, m) {
   init_nn(m);
   init_optim(m);
   init_amp(m);
+  init_profiler(m);
 }

@@ -37,7 +37,7 @@ from tensorplay.utils.dlpack import from_dlpack
 from tensorplay.storage import TypedStorage, UntypedStorage
 from tensorplay import _pickling  # noqa: F401  (tensors, devices and generators pickle and deep-copy)
 from tensorplay import multiprocessing  # (tensors cross between processes through shared memory)
-from tensorplay import func, overrides, testing
+from tensorplay import func, overrides, profiler, testing
 from tensorplay.amp import autocast
 from tensorplay.random import get_rng_state, set_rng_state, thread_safe_generator
 from tensorplay.autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled

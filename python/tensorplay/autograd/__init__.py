@@ -10,6 +10,7 @@ from tensorplay.autograd.grad_mode import (enable_grad, enforce_grad_layout_poli
                                            set_multithreading_enabled)
 from tensorplay.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from tensorplay.autograd.graph import Node
+from tensorplay.autograd import profiler  # noqa: E402  (torch.autograd.profiler)
 
 
 class _VariableMeta(type):
