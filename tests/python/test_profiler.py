@@ -260,3 +260,26 @@ def test_supported_activities_and_actions_are_pytorchs():
     assert {a.name: a.value for a in ProfilerActivity} == {n: int(v) for n, v in
                                                             torch.profiler.ProfilerActivity.__members__.items()}
     assert tp.profiler.kineto_available() is True
+
+
+def test_the_execution_trace_is_the_graph_of_the_ops_run(tmp_path):
+    path = tmp_path / "et.json"
+    observer = tp.profiler.ExecutionTraceObserver().register_callback(str(path))
+    assert observer.is_registered() and not observer.is_running()
+    assert observer.get_output_file_path() == str(path)
+    observer.start()
+    with record_function("block"):
+        tp.relu(tp.mm(tp.randn(2, 3), tp.randn(3, 2)))
+    observer.stop()
+    observer.unregister_callback()
+    trace = json.loads(path.read_text())
+    assert set(trace) >= {"schema", "pid", "time", "start_ts", "nodes", "finish_ts"}
+    nodes = {n["id"]: n for n in trace["nodes"]}
+    by_name = {n["name"]: n for n in trace["nodes"]}
+    assert nodes[by_name["aten::mm"]["ctrl_deps"]]["name"] == "block"
+    assert by_name["aten::mm"]["inputs"]["shapes"] == [[2, 3], [3, 2]]
+    assert by_name["aten::relu"]["inputs"]["types"] == ["float32"]
+    for node in trace["nodes"]:  # every node's parent is a node
+        assert node["ctrl_deps"] in nodes
+    with pytest.raises(RuntimeError, match="register_callback"):
+        tp.profiler.ExecutionTraceObserver().start()

@@ -1,7 +1,8 @@
 """tensorplay.profiler, as torch.profiler: `profile` over a block or a training loop (with a
 `schedule` of steps to skip, warm up and record, and `on_trace_ready` called with each recording),
 `record_function` for the user's own ranges, `tensorboard_trace_handler` to write each recording as a
-Chrome trace that TensorBoard's profiler plugin and Perfetto open.
+Chrome trace that TensorBoard's profiler plugin and Perfetto open, and `ExecutionTraceObserver` for
+the graph of ops a program ran.
 
     with tensorplay.profiler.profile(activities=[ProfilerActivity.CPU], record_shapes=True) as prof:
         train_step()
@@ -12,10 +13,11 @@ a table shows an "Autocast" column where autocast cast an op's inputs: the dtype
 number of tensors cast."""
 
 from tensorplay.autograd.profiler import record_function
+from tensorplay.profiler.execution_trace import ExecutionTraceObserver
 from tensorplay.profiler.profiler import (ProfilerAction, ProfilerActivity, profile, schedule, supported_activities,
                                           tensorboard_trace_handler)
 
-__all__ = ["ProfilerAction", "ProfilerActivity", "kineto_available", "profile", "record_function", "schedule",
+__all__ = ["ExecutionTraceObserver", "ProfilerAction", "ProfilerActivity", "kineto_available", "profile", "record_function", "schedule",
            "supported_activities", "tensorboard_trace_handler"]
 
 
