@@ -27,13 +27,16 @@ struct ConvGeometry {
   dims src, weights, dst, strides, dilates, padding_l, padding_r;
   dnnl::memory::data_type stored, type;
   int64_t groups;
+  Float32Math math;  // how a float32 convolution may compute
 
   ConvGeometry(const Tensor& in, const Tensor& weight, const Tensor& out, const Window& w, ScalarType compute)
       : src(in.sizes().begin(), in.sizes().end()),
         dst(out.sizes().begin(), out.sizes().end()),
         stored(onednn::data_type(in.dtype())),
         type(onednn::data_type(compute)),
-        groups(w.groups) {
+        groups(w.groups),
+        math(compute == ScalarType::Float32 ? float32_math(Float32Ops::Conv)
+                                            : Float32Math::Exact) {
     if (groups == 1) {
       weights.assign(weight.sizes().begin(), weight.sizes().end());
     } else {
@@ -63,7 +66,7 @@ struct ConvGeometry {
   dnnl::memory::desc primitive_bias() const { return bias_md(type); }
 
   onednn::Key key(int64_t kind) const {
-    onednn::Key k{kind, static_cast<int64_t>(stored), static_cast<int64_t>(type), groups};
+    onednn::Key k{kind, static_cast<int64_t>(stored), static_cast<int64_t>(type), groups, static_cast<int64_t>(math)};
     for (const dims* d : {&src, &weights, &dst, &strides, &dilates, &padding_l, &padding_r})
       k.insert(k.end(), d->begin(), d->end());
     return k;
@@ -78,7 +81,7 @@ struct ConvGeometry {
                           : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
                                                             dnnl::algorithm::convolution_direct, any(src), any(weights),
                                                             any(dst), strides, dilates, padding_l, padding_r);
-    return {desc, onednn::attributes(), onednn::engine()};
+    return {desc, onednn::attributes(math), onednn::engine()};
   }
 };
 
@@ -132,7 +135,7 @@ bool onednn_input_grad(const Tensor& grad_in, const Tensor& grad_out, const Tens
   PlanPtr p = plan(g, 2, [&] {
     dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, g.any(g.src), g.any(g.weights),
                                                g.any(g.dst), g.strides, g.dilates, g.padding_l, g.padding_r);
-    auto pd = fast(dnnl::convolution_backward_data::primitive_desc(desc, onednn::attributes(), onednn::engine(),
+    auto pd = fast(dnnl::convolution_backward_data::primitive_desc(desc, onednn::attributes(g.math), onednn::engine(),
                                                                    g.forward_pd(false)),
                    g.type);
     return std::make_shared<const onednn::Plan>(
@@ -158,7 +161,7 @@ bool onednn_weight_grad(const Tensor& grad_weight, const Tensor& grad_bias, cons
                                        g.strides, g.dilates, g.padding_l, g.padding_r)
                                 : Desc(direct, g.any(g.src), g.any(g.weights), g.any(g.dst), g.strides, g.dilates,
                                        g.padding_l, g.padding_r);
-    auto pd = fast(dnnl::convolution_backward_weights::primitive_desc(desc, onednn::attributes(), onednn::engine(),
+    auto pd = fast(dnnl::convolution_backward_weights::primitive_desc(desc, onednn::attributes(g.math), onednn::engine(),
                                                                       g.forward_pd(with_bias)),
                    g.type);
     std::vector<onednn::Plan::Operand> operands{{DNNL_ARG_SRC, g.src_md(), pd.src_desc(), false},

@@ -139,8 +139,8 @@ dnnl::matmul::primitive_desc matmul_primitive(const dnnl::matmul::desc& desc, co
 }
 
 bool onednn_gemm(const Tensor& out, const Tensor& a, const Tensor& b, float beta, float alpha, const Tensor& bias) {
-  onednn::Key key{static_cast<int64_t>(a.dtype()), std::bit_cast<int32_t>(alpha), std::bit_cast<int32_t>(beta),
-                  bias.defined() ? static_cast<int64_t>(bias.dtype()) : -1};
+  onednn::Key key{static_cast<int64_t>(a.dtype()), static_cast<int64_t>(out.dtype()), std::bit_cast<int32_t>(alpha),
+                  std::bit_cast<int32_t>(beta), bias.defined() ? static_cast<int64_t>(bias.dtype()) : -1};
   key.reserve(key.size() + 3 * 6 + 1);  // three 3-D operands' sizes and strides, and the thread count
   for (const Tensor* t : {&out, &a, &b}) {
     key.insert(key.end(), t->sizes().begin(), t->sizes().end());
@@ -220,8 +220,13 @@ void CpuBackend::gemm(const Tensor& out, const Tensor& a, const Tensor& b, const
   if (a.size(2) > 0 && onednn_dtype) {
     const float be = static_cast<float>(beta.to_double()), al = static_cast<float>(alpha.to_double());
     if (onednn_multiplies(dtype)) {
-      TP_CHECK(onednn_gemm(out, gemm_operand(a, dtype), gemm_operand(b, dtype), be, al, bias),
-               "[matmul] oneDNN could not create a ", name(dtype), " matmul");
+      // float32 products may multiply in bfloat16 (cpu/float32_math.h) where the CPU does so natively:
+      // the operands are rounded once, the sums accumulate and land in float32.
+      const bool through_bfloat16 = dtype == ScalarType::Float32 && onednn_multiplies(ScalarType::BFloat16) &&
+                                    float32_math(Float32Ops::Matmul) == Float32Math::BFloat16;
+      const ScalarType operands = through_bfloat16 ? ScalarType::BFloat16 : dtype;
+      TP_CHECK(onednn_gemm(out, gemm_operand(a, operands), gemm_operand(b, operands), be, al, bias),
+               "[matmul] oneDNN could not create a ", name(operands), " matmul into ", name(dtype));
       return;
     }
     // Compute in float32 and round once (out's values only matter to a nonzero beta).

@@ -8,6 +8,7 @@
 #include "bindings.h"
 #include "core/allocator.h"
 #include "core/parallel.h"
+#include "cpu/float32_math.h"
 #include "cpu/simd/capability.h"
 #include "cpu/simd/simd.h"
 
@@ -123,6 +124,14 @@ void init_tensor(nb::module_& m) {
   });
   m.def("_cpu_reset_peak_memory_stats", &cpu_reset_peak_stats);
   m.def("_cpu_capability", &cpu::cpu_capability);
+  // ops: "matmul" or "conv"; precision: "ieee" (exact) or "bf16" (cpu/float32_math.h).
+  m.def("_set_float32_math", [](std::string_view ops, std::string_view precision) {
+    TP_CHECK(ops == "matmul" || ops == "conv", "_set_float32_math: ops must be 'matmul' or 'conv', got '", ops, "'");
+    TP_CHECK(precision == "ieee" || precision == "bf16",
+             "_set_float32_math: precision must be 'ieee' or 'bf16', got '", precision, "'");
+    cpu::set_float32_math(ops == "matmul" ? cpu::Float32Ops::Matmul : cpu::Float32Ops::Conv,
+                          precision == "bf16" ? cpu::Float32Math::BFloat16 : cpu::Float32Math::Exact);
+  }, "ops"_a, "precision"_a);
   m.def("_set_streamed_bytes", &cpu::simd::set_streamed_bytes, "bytes"_a);
   m.def("_cpu_empty_cache", &cpu_empty_cache);
 

@@ -46,9 +46,10 @@ void convert(const void* in, dnnl::memory::data_type from, void* out, dnnl::memo
   }
 }
 
-dnnl::primitive_attr attributes() {
+dnnl::primitive_attr attributes(Float32Math math) {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  if (math == Float32Math::BFloat16) attr.set_fpmath_mode(dnnl::fpmath_mode::bf16);
   return attr;
 }
 

@@ -17,6 +17,7 @@
 
 #include "core/parallel.h"
 #include "core/scalar_type.h"
+#include "cpu/float32_math.h"
 #include "cpu/onednn/channel_blocks.h"
 
 namespace tp::cpu::onednn {
@@ -39,7 +40,8 @@ void convert(const void* in, dnnl::memory::data_type from, void* out, dnnl::memo
 // (Plan::execute does): in oneDNN's default mode, one scratchpad is shared by all primitives
 // and a primitive may only run on the thread that created it, but the cache below hands one
 // primitive to every thread.
-dnnl::primitive_attr attributes();
+// `math` is how a float32 primitive may compute (cpu/float32_math.h).
+dnnl::primitive_attr attributes(Float32Math math = Float32Math::Exact);
 
 // A primitive, created with attributes(), and its operands: each with the layout of tensorplay's
 // tensor (plain strides) and the one the primitive was created for. Where they differ, as when a
