@@ -30,7 +30,7 @@ from tensorplay._dtypes import finfo, iinfo
 from tensorplay._size import Size
 from tensorplay._legacy_constructors import *  # noqa: F401,F403  (torch.Tensor(2, 3), FloatTensor, ...)
 from tensorplay._tensor import tensor, as_tensor, equal, from_numpy, is_floating_point, numel, result_type
-from tensorplay import amp, autograd, backends, cpu, cuda, linalg, nn, optim
+from tensorplay import accelerator, amp, autograd, backends, cpu, cuda, linalg, mps, nn, optim, xpu
 from tensorplay.functional import cdist, einsum, tensordot
 from tensorplay import utils
 from tensorplay.utils.dlpack import from_dlpack
@@ -38,6 +38,8 @@ from tensorplay.storage import TypedStorage, UntypedStorage
 from tensorplay import _pickling  # noqa: F401  (tensors, devices and generators pickle and deep-copy)
 from tensorplay import multiprocessing  # (tensors cross between processes through shared memory)
 from tensorplay import func, overrides, profiler, testing
+from tensorplay import compiler, hub, jit
+from tensorplay.compiler import compile  # noqa: A004  (torch.compile, which shadows the builtin as in torch)
 from tensorplay.amp import autocast
 from tensorplay.random import get_rng_state, set_rng_state, thread_safe_generator
 from tensorplay.autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
@@ -55,6 +57,17 @@ bool = _C.bool  # noqa: A001
 cfloat = complex64
 cdouble = complex128
 
+
+
+_LAZY_MODULES = ("_dynamo", "onnx")  # imported on first use, as in torch
+
+
+def __getattr__(name):
+    if name in _LAZY_MODULES:
+        import importlib
+
+        return importlib.import_module(f"tensorplay.{name}")
+    raise AttributeError(f"module 'tensorplay' has no attribute '{name}'")
 
 
 def set_default_device(device):

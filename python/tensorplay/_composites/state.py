@@ -15,6 +15,7 @@ import warnings
 from tensorplay import _C
 from tensorplay._C import Tensor
 from tensorplay._tensor_str import set_printoptions
+from tensorplay.backends import _fp32_precision
 
 __all__ = [
     "are_deterministic_algorithms_enabled", "cond", "get_autocast_cpu_dtype", "get_autocast_gpu_dtype",
@@ -120,14 +121,14 @@ def get_deterministic_debug_mode():
     return 1 if _deterministic_warn_only else 2
 
 
-# ---- float32 matmul precision (kept as state: tensorplay's float32 matmuls are always "highest") ----
+# ---- float32 matmul precision ("medium": float32 matmuls multiply in bfloat16 where the CPU can) ----
+# It is one view of the table behind tensorplay.backends' fp32_precision and allow_tf32 flags
+# (backends/_fp32_precision.py), which PyTorch keeps in step with it.
 
 _MATMUL_PRECISIONS = ("highest", "high", "medium")
-_matmul_precision = "highest"
 
 
 def set_float32_matmul_precision(precision):
-    global _matmul_precision
     if not isinstance(precision, str):
         raise RuntimeError(f"set_float32_matmul_precision expects a str, but got {_type(precision)}")
     if precision not in _MATMUL_PRECISIONS:
@@ -135,11 +136,11 @@ def set_float32_matmul_precision(precision):
         warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
                       "setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=2)
         return
-    _matmul_precision = precision
+    _fp32_precision.set_float32_matmul_precision(precision)
 
 
 def get_float32_matmul_precision():
-    return _matmul_precision
+    return _fp32_precision.float32_matmul_precision()
 
 
 # ---- Threads ----

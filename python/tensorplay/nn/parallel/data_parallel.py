@@ -1,8 +1,9 @@
-"""DataParallel without devices to split over: it forwards to the wrapped module."""
+"""DataParallel and data_parallel without devices to split over: the module forwards to the wrapped
+module, and the function, which needs the devices' type, raises PyTorch's error."""
 
 from tensorplay.nn.modules.module import Module
 
-__all__ = ["DataParallel"]
+__all__ = ["DataParallel", "data_parallel"]
 
 
 class DataParallel(Module):
@@ -17,3 +18,8 @@ class DataParallel(Module):
 
     def forward(self, *inputs, **kwargs):
         return self.module(*inputs, **kwargs)
+
+
+def data_parallel(module, inputs, device_ids=None, output_device=None, dim=0, module_kwargs=None):
+    """DataParallel's forward as a function: needs the devices' type, which there is none of."""
+    raise RuntimeError("device type could not be determined")

@@ -1,0 +1,5 @@
+"""tensorplay.backends.kleidiai, as torch.backends.kleidiai: Arm's KleidiAI kernels are not built."""
+
+
+def is_available():
+    return False
