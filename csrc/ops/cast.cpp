@@ -5,6 +5,7 @@
 #include "autograd/record.h"
 #include "dispatch/backend.h"
 #include "ops/elementwise.h"
+#include "profiler/op_span.h"
 
 namespace tp {
 
@@ -51,6 +52,7 @@ bool can_cast(ScalarType from, ScalarType to) {
 }
 
 Tensor copy_(const Tensor& self, const Tensor& src) {
+  TP_OP_SPAN(copy_, self, src);
   TP_CHECK(src.defined(), "[copy_] expected a tensor to copy from");
   check_no_internal_overlap("copy_", self);
   check_no_partial_overlap("copy_", self, src);
@@ -75,6 +77,7 @@ Tensor copy_(const Tensor& self, const Tensor& src) {
 }
 
 Tensor fill_(const Tensor& self, const Scalar& value) {
+  TP_OP_SPAN(fill_, self, value);
   check_fits("fill_", value, self.dtype());
   if (autograd::records_inplace(self, {})) return autograd::assign_inplace(self, full_like(self, value), "fill_");
   backend(self.device()).fill(self, value);
@@ -83,6 +86,7 @@ Tensor fill_(const Tensor& self, const Scalar& value) {
 }
 
 Tensor zero_(const Tensor& self) {
+  TP_OP_SPAN(zero_, self);
   if (autograd::records_inplace(self, {})) return autograd::assign_inplace(self, zeros_like(self), "zero_");
   return fill_(self, 0);
 }
@@ -90,6 +94,7 @@ Tensor zero_(const Tensor& self) {
 Tensor to(const Tensor& t, ScalarType dtype, bool copy) { return to(t, t.device(), dtype, copy); }
 
 Tensor to(const Tensor& t, Device device, OptionalDType dtype, bool copy) {
+  TP_OP_SPAN(to, t);
   device = device.with_index();
   ScalarType target = dtype.value_or(t.dtype());
   if (!copy && target == t.dtype() && device == t.device()) return t;
@@ -100,6 +105,7 @@ Tensor to(const Tensor& t, Device device, OptionalDType dtype, bool copy) {
 }
 
 Tensor contiguous(const Tensor& t, MemoryFormat format) {
+  TP_OP_SPAN(contiguous, t);
   if (format == MemoryFormat::Contiguous ? t.is_contiguous() : format == MemoryFormat::Preserve || t.is_contiguous(format))
     return t;
   autograd::Record<CloneBackward> record({&t});
@@ -109,6 +115,7 @@ Tensor contiguous(const Tensor& t, MemoryFormat format) {
 }
 
 Tensor clone(const Tensor& t, MemoryFormat format) {
+  TP_OP_SPAN(clone, t);
   autograd::Record<CloneBackward> record({&t});
   Tensor out = empty_in_format("clone", t, t.dtype(), t.device(), format);
   copy_(out, t);
@@ -116,6 +123,7 @@ Tensor clone(const Tensor& t, MemoryFormat format) {
 }
 
 Tensor empty_like(const Tensor& t, OptionalDType dtype, std::optional<Device> device, MemoryFormat format) {
+  TP_OP_SPAN(empty_like, t);
   return empty_in_format("empty_like", t, dtype.value_or(t.dtype()), device.value_or(t.device()), format);
 }
 

@@ -7,6 +7,7 @@
 #include "dispatch/backend.h"
 #include "dispatch/kernel_toolbox.h"
 #include "ops/elementwise.h"
+#include "profiler/op_span.h"
 
 namespace tp {
 
@@ -76,11 +77,13 @@ Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, OptionalDType dtype
 }
 
 Tensor empty(IntArrayRef sizes, OptionalDType dtype, Device device) {
+  TP_OP_SPAN(empty, sizes);
   check_sizes("empty", sizes);
   return empty_strided(sizes, contiguous_strides(sizes), dtype, device);
 }
 
 Tensor full(IntArrayRef sizes, const Scalar& value, OptionalDType dtype, Device device) {
+  TP_OP_SPAN(full, sizes, value);
   check_sizes("full", sizes);
   ScalarType t = dtype.value_or(ResultType().add(value).get());
   check_fits("full", value, t);
@@ -90,10 +93,12 @@ Tensor full(IntArrayRef sizes, const Scalar& value, OptionalDType dtype, Device 
 }
 
 Tensor zeros(IntArrayRef sizes, OptionalDType dtype, Device device) {
+  TP_OP_SPAN(zeros, sizes);
   check_sizes("zeros", sizes);
   return full(sizes, 0, dtype.value_or(get_default_dtype()), device);
 }
 Tensor ones(IntArrayRef sizes, OptionalDType dtype, Device device) {
+  TP_OP_SPAN(ones, sizes);
   check_sizes("ones", sizes);
   return full(sizes, 1, dtype.value_or(get_default_dtype()), device);
 }
@@ -117,6 +122,7 @@ Tensor scalar_tensor(const Scalar& value, OptionalDType dtype, Device device) {
 }
 
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, OptionalDType dtype, Device device) {
+  TP_OP_SPAN(arange, start, end, step);
   bool floating = start.is_floating_point() || end.is_floating_point() || step.is_floating_point();
   ScalarType t = dtype.value_or(floating ? get_default_dtype() : ScalarType::Int64);
   double s = start.to_double(), e = end.to_double(), d = step.to_double();
@@ -157,18 +163,21 @@ Tensor eye(int64_t n, std::optional<int64_t> m, OptionalDType dtype, Device devi
 }
 
 Tensor rand(IntArrayRef sizes, OptionalDType dtype, Device device, Generator* gen) {
+  TP_OP_SPAN(rand, sizes);
   check_sizes("rand", sizes);
   Tensor out = empty(sizes, float_dtype("rand", dtype), device);
   return uniform_(out, 0, 1, gen);
 }
 
 Tensor randn(IntArrayRef sizes, OptionalDType dtype, Device device, Generator* gen) {
+  TP_OP_SPAN(randn, sizes);
   check_sizes("randn", sizes);
   Tensor out = empty(sizes, float_dtype("randn", dtype), device);
   return normal_(out, 0, 1, gen);
 }
 
 Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, OptionalDType dtype, Device device, Generator* gen) {
+  TP_OP_SPAN(randint, low, high, sizes);
   check_sizes("randint", sizes);
   TP_CHECK(low < high, "[randint] random_ expects 'from' to be less than 'to', but got from=", low, " >= to=", high);
   const ScalarType type = dtype.value_or(ScalarType::Int64);
@@ -196,6 +205,7 @@ Tensor randperm(int64_t n, OptionalDType dtype, Device device, Generator* gen) {
 }
 
 Tensor uniform_(const Tensor& t, double from, double to, Generator* gen) {
+  TP_OP_SPAN(uniform_, t, from, to);
   TP_CHECK(from <= to, "[uniform_] expects to return a [from, to) range, but found from=", from, " > to=", to);
   if (is_complex(t.dtype())) {  // each part uniform on [from, to)
     uniform_(view_as_real(t), from, to, gen);
@@ -218,6 +228,7 @@ Tensor uniform_(const Tensor& t, double from, double to, Generator* gen) {
 }
 
 Tensor normal_(const Tensor& t, double mean, double std, Generator* gen) {
+  TP_OP_SPAN(normal_, t, mean, std);
   TP_CHECK(std >= 0, "[normal_] expects std >= 0.0, but found std ", std);
   if (is_complex(t.dtype())) {  // each part normal with half the variance, so |z - mean|^2 averages std^2
     normal_(view_as_real(t), mean, std / std::numbers::sqrt2, gen);

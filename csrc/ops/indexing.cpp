@@ -176,6 +176,7 @@ void write_index(const Tensor& t, const Indices& indices, const Tensor& values, 
 }  // namespace
 
 Tensor index(const Tensor& t, const Indices& indices) {
+  TP_OP_SPAN(index, t, indices);
   autograd::Record<IndexBackward> record({&t}, t, indices);
   AdvancedIndex plan = plan_advanced_index("index", t, indices);
   Tensor out = empty(plan.result, t.dtype(), t.device());
@@ -248,6 +249,7 @@ class IndexSelectBackward final : public autograd::Node {
 }  // namespace
 
 Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index) {
+  TP_OP_SPAN(index_select, t, dim, index);
   // In PyTorch's order: the dim, the index's shape, its dtype, then its values (no negative ones).
   int64_t d = wrap_dim("index_select", dim, t.dim());
   TP_CHECK_INDEX(index.dim() <= 1, "[index_select] Index is supposed to be a vector, got a ", index.dim(), "-D tensor");
@@ -371,6 +373,7 @@ Tensor scatter_op(const char* op, const char* node, const Tensor& t, int64_t dim
 }  // namespace
 
 Tensor gather(const Tensor& t, int64_t dim, const Tensor& index) {
+  TP_OP_SPAN(gather, t, dim, index);
   int64_t d = wrap_dim("gather", dim, t.dim());
   check_gather_shapes("gather", t, d, index, nullptr);
   Tensor idx = to(index, ScalarType::Int64);

@@ -264,6 +264,7 @@ Tensor set_(const Tensor& self, const Tensor& source, int64_t storage_offset, In
 }
 
 Tensor view(const Tensor& t, IntArrayRef sizes) {
+  TP_OP_SPAN(view, t, sizes);
   Shape shape = infer_size("view", sizes, t.numel());
   auto strides = view_strides(t.sizes(), t.strides(), shape);
   TP_CHECK(strides.has_value(),
@@ -327,6 +328,7 @@ Tensor view_as_complex(const Tensor& t) {
 }
 
 Tensor reshape(const Tensor& t, IntArrayRef sizes) {
+  TP_OP_SPAN(reshape, t, sizes);
   Shape shape = infer_size("reshape", sizes, t.numel());
   if (auto strides = view_strides(t.sizes(), t.strides(), shape))
     return recorded_view<ReshapeBackward>(t, std::move(shape), std::move(*strides), t.storage_offset(), "ViewBackward0",
@@ -349,6 +351,7 @@ class PermuteBackward final : public autograd::Node {
 }  // namespace
 
 Tensor permute(const Tensor& t, IntArrayRef dims) {
+  TP_OP_SPAN(permute, t, dims);
   TP_CHECK(static_cast<int64_t>(dims.size()) == t.dim(), "[permute] number of dims don't match in permute: got ",
            to_string(dims), " for a tensor of shape ", to_string(t.sizes()));
   dim_mask("permute", dims, t.dim());  // rejects repeated dims
@@ -379,6 +382,7 @@ class TransposeBackward final : public autograd::Node {
 }  // namespace
 
 Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
+  TP_OP_SPAN(transpose, t, dim0, dim1);
   int64_t a = wrap_dim("transpose", dim0, t.dim()), b = wrap_dim("transpose", dim1, t.dim());
   Shape sizes(t.sizes().begin(), t.sizes().end()), strides(t.strides().begin(), t.strides().end());
   if (t.dim()) {
@@ -390,6 +394,7 @@ Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
 }
 
 Tensor t(const Tensor& x) {
+  TP_OP_SPAN(t, x);
   TP_CHECK(x.dim() <= 2, "[t] expects a tensor with <= 2 dimensions, but self is ", x.dim(), "D");
   if (x.dim() < 2)
     return recorded_view<TransposeBackward>(x, Shape(x.sizes().begin(), x.sizes().end()),
@@ -442,6 +447,7 @@ class ExpandBackward final : public autograd::Node {
 }  // namespace
 
 Tensor expand(const Tensor& t, IntArrayRef sizes) {
+  TP_OP_SPAN(expand, t, sizes);
   if (std::ranges::equal(sizes, t.sizes())) return t;
   const int64_t ndim = static_cast<int64_t>(sizes.size());
   TP_CHECK(ndim >= t.dim(), "[expand] the number of sizes provided (", ndim,

@@ -1,6 +1,7 @@
 #pragma once
 // TP_OP_ENTRY(op, args...): the first line of every op in the policy table, the op's entry into
-// the dispatcher (Note [Dispatcher layers]). Autocast first: when it is on, the op is called again
+// the dispatcher (Note [Dispatcher layers]); TP_OP_SPAN(op, args...), the profiler's part of it alone,
+// for the views, factories, copies and indexing ops outside the table. Autocast first: when it is on, the op is called again
 // through amp::run with its inputs cast, and that call is the one recorded. Then the profiler's span
 // for the op's body, named as PyTorch's profiler names ops ("aten::mm"), with its inputs' shapes and
 // dtypes when the profile records shapes.
@@ -64,6 +65,12 @@ void describe_inputs(Span& span, const Args&... args) {
 }  // namespace tp::profiler
 
 // clang-format off
+// An op outside the policy table (a view, a factory, a copy, an index) records its span alone.
+#define TP_OP_SPAN(op, ...)                                                       \
+  ::tp::profiler::Span tp_op_span_("aten::" #op);                                 \
+  if (tp_op_span_.wants_inputs()) [[unlikely]]                                    \
+    ::tp::profiler::describe_inputs(tp_op_span_, __VA_ARGS__)
+
 #define TP_OP_ENTRY(op, ...)                                                      \
   TP_AUTOCAST(op, __VA_ARGS__);                                                   \
   ::tp::profiler::Span tp_op_span_("aten::" #op);                                 \
