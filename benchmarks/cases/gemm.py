@@ -17,6 +17,10 @@ from benchmarks.report import Row, check
 
 TITLE = "1. GEMM, square, one thread"
 
+# float32 products under set_float32_matmul_precision("medium"): bfloat16 products accumulated in
+# float32 where the CPU multiplies bfloat16 natively, exact products elsewhere (in both libraries).
+MEDIUM = "float32-medium"
+
 # A size is skipped when the previous size's time, scaled by n^3, predicts more than this per
 # call (PyTorch's bfloat16 GEMM without AVX512-BF16 takes about a minute at 2048).
 MAX_SECONDS_PER_CALL = 10.0
@@ -25,9 +29,9 @@ MAX_SECONDS_PER_CALL = 10.0
 def children(quick):
     probe = {"kernel_probe": True, "env": {"ONEDNN_VERBOSE": "1"}, "repeats": 1}
     if quick:  # one process for both dtypes: fewer imports
-        return [{"dtypes": ["float32", "bfloat16"], "sizes": [256, 512], "min_time": 0.1}, probe]
+        return [{"dtypes": ["float32", "bfloat16", MEDIUM], "sizes": [256, 512], "min_time": 0.1}, probe]
     return [{"dtypes": [dtype], "sizes": [256, 512, 1024, 2048], "min_time": 0.5}
-            for dtype in ("float32", "bfloat16")] + [probe]
+            for dtype in ("float32", "bfloat16")] + [{"dtypes": [MEDIUM], "sizes": [1024], "min_time": 0.5}, probe]
 
 
 def run(lib_name, params):
@@ -42,8 +46,10 @@ def run(lib_name, params):
             if last is not None and last[1] * (n / last[0]) ** 3 > MAX_SECONDS_PER_CALL:
                 figures[f"{key} skipped"] = True
                 continue
-            a, b = (lib.randn(n, n).to(getattr(lib, dtype)) for _ in range(2))
+            a, b = (lib.randn(n, n).to(getattr(lib, dtype.split("-")[0])) for _ in range(2))
+            lib.set_float32_matmul_precision("medium" if dtype == MEDIUM else "highest")
             seconds = seconds_per_call(lambda: a @ b, min_time=params["min_time"], max_time=2.0)
+            lib.set_float32_matmul_precision("highest")
             figures[key] = 2 * n ** 3 / seconds / 1e9
             last = (n, seconds)
     return figures
@@ -108,6 +114,13 @@ def rows(results, machine):
             elif n == 1024:
                 row.target = "n/a (bf16 emulated)"
             out.append(row)
+    for key in sorted(k for k in results if k.startswith(MEDIUM) and not k.endswith("skipped")):
+        n = int(key.split()[1])
+        row = Row(f"float32 {n}x{n}, matmul precision \"medium\"", "GFLOP/s", *results[key], kind="rate")
+        exact = results.get(f"float32 {n}")
+        if exact and exact[0]:
+            row.tp_note = f"{row.tp / exact[0]:.2f}x float32's" if row.tp else ""
+        out.append(row)
     tp, torch = results["bf16 kernel"]
     out.append(Row("bfloat16 kernel (ONEDNN_VERBOSE)", "", tp, torch))
     return out
