@@ -1,10 +1,13 @@
 """tensorplay.utils.tensorboard.SummaryWriter writes what torch.utils.tensorboard.SummaryWriter
 writes: the same calls are made with both, on the same data, and tensorboard's EventAccumulator reads
 back the same scalars, histograms (every field), images (decoded pixels), text and hyperparameter
-records from both logs, run directories included."""
+records from both logs, run directories included. add_graph reads its graph off autograd rather than
+a tracer, so its GraphDef is compared with PyTorch's where the two mean the same: parameters, module
+scopes, the ops both name alike, inputs and outputs."""
 
 import io
 import os
+import re
 import subprocess
 import sys
 
@@ -21,6 +24,7 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 from tensorboard.plugins.hparams import metadata as hparams_metadata  # noqa: E402
 
 from tensorplay.utils import tensorboard  # noqa: E402
+from tensorplay.utils.tensorboard._graph import op_kind  # noqa: E402
 
 RNG = np.random.default_rng(0)
 DATA = {
@@ -146,8 +150,6 @@ def test_close_then_log_opens_a_new_file(tmp_path):
 
 def test_errors(tmp_path):
     with tensorboard.SummaryWriter(tmp_path) as w:
-        with pytest.raises(NotImplementedError, match="no JIT tracer"):
-            w.add_graph(tensorplay.nn.Linear(2, 2), tensorplay.ones(1, 2))
         with pytest.raises(AssertionError, match="Tensor should contain one element"):
             w.add_scalar("x", tensorplay.ones(2))
         with pytest.raises(ValueError, match="The input has no element."):
@@ -177,3 +179,194 @@ def test_import_without_tensorboard_names_the_package():
     ours = attempt("tensorplay.utils.tensorboard")
     assert ours == attempt("torch.utils.tensorboard")
     assert ours.startswith("ModuleNotFoundError") and "tensorboard" in ours
+
+
+def graph_models(root):
+    """Models of `root` (tensorplay or torch) for add_graph, with their inputs: a Linear, a submodule
+    (Linear and ReLU) and an op of the model's own; a root parameter on two inputs."""
+    nn = root.nn
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(3, 3)
+
+        def forward(self, x):
+            return root.relu(self.fc(x))
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Linear(4, 3)
+            self.block = Block()
+            self.out = nn.Linear(3, 2)
+
+        def forward(self, x):
+            return self.out(self.block(self.fc1(x)) + 1)
+
+    class Pair(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.scale = nn.Parameter(root.ones(3))
+
+        def forward(self, a, b):
+            return a * self.scale + b
+
+    return {"net": (Net(), root.ones(2, 4)), "pair": (Pair(), (root.ones(2, 3), root.ones(2, 3)))}
+
+
+def read_graph(log_dir):
+    acc = EventAccumulator(str(log_dir))
+    acc.Reload()
+    assert acc.Tags()["graph"] and acc.Tags()["run_metadata"] == ["step1"]
+    return {n.name: n for n in acc.Graph().node}, acc.RunMetadata("step1")
+
+
+def logged_graph(module, model, inputs, log_dir):
+    with module.SummaryWriter(log_dir) as w:
+        w.add_graph(model, inputs)
+    return read_graph(log_dir)
+
+
+def scope(name):
+    return name.rpartition("/")[0]
+
+
+def parameter_name(name):
+    """ "Net/Block[block]/Linear[fc]/weight" -> "block.fc.weight" (a module scope names its attribute in brackets)."""
+    parts = name.split("/")
+    return ".".join([re.fullmatch(r".*\[(.*)\]", p).group(1) for p in parts[1:-1]] + [parts[-1]])
+
+
+def reaches(nodes, source, target):
+    """Whether an edge path leads from node `source` to node `target`."""
+    stack, seen = [target], set()
+    while stack:
+        name = stack.pop()
+        if name == source:
+            return True
+        if name not in seen:
+            seen.add(name)
+            stack.extend(nodes[name].input)
+    return False
+
+
+def shapes(node):
+    return [[d.size for d in shape.dim] for shape in node.attr["_output_shapes"].list.shape]
+
+
+@pytest.mark.parametrize("name", ["net", "pair"])
+def test_graph_matches_torchs(tmp_path, name):
+    theirs, their_metadata = logged_graph(torch_tensorboard, *graph_models(torch)[name], tmp_path / "torch")
+    model, inputs = graph_models(tensorplay)[name]
+    ours, our_metadata = logged_graph(tensorboard, model, inputs, tmp_path / "tensorplay")
+    assert our_metadata == their_metadata
+
+    # The tracer reads each parameter through a prim::GetAttr node "<scope>/<name>/<name>.<k>".
+    their_parameters = {parameter_name(scope(n)): n for n, node in theirs.items() if node.op == "prim::GetAttr"}
+    our_parameters = {parameter_name(n): n for n, node in ours.items() if node.op == "Parameter"}
+    assert sorted(our_parameters) == sorted(their_parameters) == sorted(dict(model.named_parameters()))
+    for path, n in our_parameters.items():
+        assert ours[n].attr["attr"].s.decode() == f"name: {path}"
+        assert shapes(ours[n]) == [list(dict(model.named_parameters())[path].shape)]
+
+    def ops(nodes):
+        return {n: node for n, node in nodes.items()
+                if node.op not in ("IO Node", "Parameter", "prim::GetAttr", "prim::Constant")}
+
+    # The same module scopes hold ops; each parameter feeds ops of the same scope; the ops both
+    # name alike (relu, add, mul; not aten::linear, which autograd records as t and addmm) sit in
+    # the same scopes.
+    assert {scope(n) for n in ops(ours)} == {scope(n) for n in ops(theirs)}
+    for path in our_parameters:
+        consumers = [{scope(n) for n, node in ops(nodes).items() if parameters[path] in node.input}
+                     for nodes, parameters in ((ours, our_parameters), (theirs, their_parameters))]
+        assert consumers[0] == consumers[1] != set(), path
+    shared = {node.op for node in ops(ours).values()} & {node.op for node in ops(theirs).values()}
+    assert shared == ({"aten::relu", "aten::add"} if name == "net" else {"aten::mul", "aten::add"})
+    for kind in shared:
+        assert (sorted(scope(n) for n, node in ops(ours).items() if node.op == kind)
+                == sorted(scope(n) for n, node in ops(theirs).items() if node.op == kind)), kind
+
+    io = sorted(n for n, node in ours.items() if node.op == "IO Node")
+    assert io == sorted(n for n, node in theirs.items() if node.op == "IO Node")
+    for n in io:
+        assert shapes(ours[n]) == shapes(theirs[n]), n
+        if n.startswith("input/"):
+            assert reaches(ours, n, "output/output.1"), n
+    for n in our_parameters.values():
+        assert reaches(ours, n, "output/output.1"), n
+
+
+def test_graph_edges_follow_the_ops(tmp_path):
+    """Each op node's inputs are the nodes of its forward op's inputs, under the innermost module."""
+    model, x = graph_models(tensorplay)["net"]
+    nodes, _ = logged_graph(tensorboard, model, x, tmp_path)
+    ops = {n: (node.op, sorted(node.input)) for n, node in nodes.items() if node.op.startswith("aten::")}
+    assert ops == {
+        "Net/Linear[fc1]/t": ("aten::t", ["Net/Linear[fc1]/weight"]),
+        "Net/Linear[fc1]/addmm": ("aten::addmm", ["Net/Linear[fc1]/bias", "Net/Linear[fc1]/t", "input/x"]),
+        "Net/Block[block]/Linear[fc]/t": ("aten::t", ["Net/Block[block]/Linear[fc]/weight"]),
+        "Net/Block[block]/Linear[fc]/addmm": ("aten::addmm", [
+            "Net/Block[block]/Linear[fc]/bias", "Net/Block[block]/Linear[fc]/t", "Net/Linear[fc1]/addmm"]),
+        "Net/Block[block]/relu": ("aten::relu", ["Net/Block[block]/Linear[fc]/addmm"]),
+        "Net/add": ("aten::add", ["Net/Block[block]/relu"]),  # the constant 1 leaves no node
+        "Net/Linear[out]/t": ("aten::t", ["Net/Linear[out]/weight"]),
+        "Net/Linear[out]/addmm": ("aten::addmm", ["Net/Linear[out]/bias", "Net/Linear[out]/t", "Net/add"]),
+    }
+    assert list(nodes["output/output.1"].input) == ["Net/Linear[out]/addmm"]
+    assert nodes["Net/add"].attr["attr"].s == b"grad_fn: AddBackward0"
+    # Shapes are known for the outputs of module calls only.
+    assert shapes(nodes["Net/Block[block]/relu"]) == [[2, 3]] and shapes(nodes["Net/add"]) == []
+
+
+def test_graph_of_a_model_without_parameters_leaves_the_model_as_it_was(tmp_path):
+    """No input requires grad and no parameter exists, yet the ops are recorded (on a copy of the
+    input), and neither the input, the grad mode nor the modules' training flags change."""
+    nn = tensorplay.nn
+
+    class Double(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.act = nn.ReLU()
+            self.drop = nn.Dropout(0.5)
+
+        def forward(self, x):
+            return self.drop(self.act(x)) * 2
+
+    model = Double()
+    model.drop.eval()
+    x = tensorplay.ones(2, 3)
+    with tensorplay.no_grad():
+        nodes, _ = logged_graph(tensorboard, model, x, tmp_path)
+        assert not tensorplay.is_grad_enabled()
+    assert model.training and model.act.training and not model.drop.training
+    assert not x.requires_grad and x.grad_fn is None
+    assert {n: node.op for n, node in nodes.items()} == {
+        "input/x": "IO Node", "Double/ReLU[act]/relu": "aten::relu", "Double/mul": "aten::mul",
+        "output/output.1": "IO Node"}
+    assert reaches(nodes, "input/x", "output/output.1")
+
+
+def test_graph_with_an_integer_input(tmp_path):
+    """An integer input cannot require grad: its node stands alone, the ops on it start at the weight."""
+    model = tensorplay.nn.Sequential(tensorplay.nn.Embedding(5, 3), tensorplay.nn.Linear(3, 1))
+    nodes, _ = logged_graph(tensorboard, model, tensorplay.tensor([[1, 2]]), tmp_path)
+    assert nodes["Sequential/Embedding[0]/embedding"].op == "aten::embedding"
+    assert reaches(nodes, "Sequential/Embedding[0]/weight", "output/output.1")
+    assert shapes(nodes["input/input"]) == [[1, 2]] and not reaches(nodes, "input/input", "output/output.1")
+    assert model[0].weight.grad is None
+
+
+@pytest.mark.parametrize("node_name, kind", [
+    ("AddmmBackward0", "aten::addmm"),
+    ("TBackward0", "aten::t"),
+    ("MaxPool2DWithIndicesBackward0", "aten::max_pool2d_with_indices"),
+    ("Log1PBackward0", "aten::log1p"),
+    ("NativeLayerNormBackward0", "aten::native_layer_norm"),
+    ("DivBackward2", "aten::div"),
+    ("GeluBackwardBackward0", "aten::gelu_backward"),
+    ("ScaleBackward", "Scale"),  # a custom autograd.Function
+])
+def test_op_kind(node_name, kind):
+    assert op_kind(node_name) == kind

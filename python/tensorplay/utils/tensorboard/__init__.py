@@ -1,5 +1,5 @@
-"""tensorplay.utils.tensorboard: SummaryWriter, which logs scalars, histograms, images, text and
-hyperparameters for TensorBoard, as torch.utils.tensorboard does.
+"""tensorplay.utils.tensorboard: SummaryWriter, which logs scalars, histograms, images, text,
+hyperparameters and model graphs for TensorBoard, as torch.utils.tensorboard does.
 
 It is built on the tensorboard package (``pip install tensorboard``): the event files are written by
 tensorboard's own EventFileWriter, in its protocol buffers, so TensorBoard and its EventAccumulator

@@ -7,10 +7,11 @@ import socket
 import time
 from datetime import datetime
 
-from tensorboard.compat.proto.event_pb2 import Event, SessionLog
+from tensorboard.compat.proto.event_pb2 import Event, SessionLog, TaggedRunMetadata
 from tensorboard.summary.writer.event_file_writer import EventFileWriter
 
 from tensorplay.utils.tensorboard import summary
+from tensorplay.utils.tensorboard._graph import graph
 
 __all__ = ["FileWriter", "SummaryWriter"]
 
@@ -33,6 +34,13 @@ class FileWriter:
 
     def add_summary(self, summary, global_step=None, walltime=None):
         self.add_event(Event(summary=summary), global_step, walltime)
+
+    def add_graph(self, graph_profile, walltime=None):
+        """Writes a (GraphDef, RunMetadata) pair: the graph, then its run metadata under "step1"."""
+        graph_def, run_metadata = graph_profile
+        self.add_event(Event(graph_def=graph_def.SerializeToString()), None, walltime)
+        tagged = TaggedRunMetadata(tag="step1", run_metadata=run_metadata.SerializeToString())
+        self.add_event(Event(tagged_run_metadata=tagged), None, walltime)
 
     def flush(self):
         self.event_writer.flush()
@@ -149,10 +157,14 @@ class SummaryWriter:
                 run.add_scalar(k, v, global_step)
 
     def add_graph(self, model, input_to_model=None, verbose=False, use_strict_trace=True):
-        """Not available: PyTorch logs the graph that torch.jit.trace records of a run of `model`, and
-        tensorplay records no graph of the ops a module runs (it has no tracer)."""
-        raise NotImplementedError("SummaryWriter.add_graph: tensorplay cannot trace a model into an op graph (it has "
-                                  "no JIT tracer), so there is no graph to log")
+        """Logs the op graph of one run of the module `model` on `input_to_model` (a tensor or a tuple
+        of them) for TensorBoard's Graphs tab; `verbose` prints the GraphDef.
+
+        PyTorch records the graph with torch.jit.trace. tensorplay has no tracer: it runs the model
+        once in eval mode, on copies of the inputs that require grad, and reads the graph off autograd
+        (_graph.py says what that shows and what it leaves out), so `use_strict_trace` has no effect.
+        """
+        self._get_file_writer().add_graph(graph(model, input_to_model, verbose))
 
     def flush(self):
         """Writes the pending events of every run to disk."""
