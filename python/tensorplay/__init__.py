@@ -38,7 +38,8 @@ from tensorplay.storage import TypedStorage, UntypedStorage
 from tensorplay import _pickling  # noqa: F401  (tensors, devices and generators pickle and deep-copy)
 from tensorplay import multiprocessing  # (tensors cross between processes through shared memory)
 from tensorplay import func, overrides, profiler, testing
-from tensorplay import compiler, hub, jit
+from tensorplay import compiler, hub, jit, torch_version, version
+from tensorplay.version import __version__
 from tensorplay.compiler import compile  # noqa: A004  (torch.compile, which shadows the builtin as in torch)
 from tensorplay.amp import autocast
 from tensorplay.random import get_rng_state, set_rng_state, thread_safe_generator
@@ -75,7 +76,5 @@ def set_default_device(device):
     None makes it the CPU again. `with tensorplay.device(...):` does the same for a block."""
     _C._set_default_device(device)
 
-
-__version__ = "0.1.0"
 
 __all__ = [name for name in dir() if not name.startswith("_")]
