@@ -371,7 +371,15 @@ def compare(obj, node, entries, unused, where):
 def run(cases, seed, load=tp.load):
     """Runs cases mutations; returns the counts of outcomes. Raises Failure on the first broken
     contract, naming the case."""
-    files = list(checkpoints().items())
+    return run_cases(checkpoints(), mutate, check, cases, seed, load)
+
+
+def run_cases(files, mutate, check, cases, seed, load):
+    """The loop of a loader fuzzer: case i mutates files[i % len(files)] with a generator seeded by
+    (seed, i), so that each case reproduces on its own, and check(mutated, rng, load, directory)
+    returns its outcome or raises Failure, which is raised again naming the case. A case over
+    CASE_TIMEOUT_S raises Hang; one case in 20 may load from a path in a temporary directory."""
+    files = list(files.items())
     outcomes = collections.Counter()
 
     def on_alarm(signum, frame):
@@ -381,7 +389,7 @@ def run(cases, seed, load=tp.load):
     try:
         with tempfile.TemporaryDirectory() as directory:
             for case in range(cases):
-                rng = random.Random(f"{seed}:{case}")  # each case reproduces on its own
+                rng = random.Random(f"{seed}:{case}")
                 name, data = files[case % len(files)]
                 mutated = mutate(data, rng)
                 signal.alarm(CASE_TIMEOUT_S)
@@ -404,8 +412,10 @@ def cap_address_space():
     return limit
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(name=__name__, run=run, matched="matched their headers", rejected="with ValueError"):
+    """The command line of a loader fuzzer (this one's, and fuzz_load_zip.py's): run(cases, seed)
+    under the address-space cap; exit status 0 when every case kept the contract."""
+    parser = argparse.ArgumentParser(description=sys.modules[run.__module__].__doc__.split("\n\n")[0])
     parser.add_argument("--cases", type=int, default=int(os.environ.get("TP_FUZZ_CASES", "10000")))
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
@@ -416,11 +426,10 @@ def main():
     except Failure as e:
         print(f"FAIL: {e}", file=sys.stderr)
         return 1
-    print(f"fuzz_load: {sum(outcomes.values())} cases, seed {args.seed}: {outcomes['loaded']} loaded and matched "
-          f"their headers, {outcomes['rejected']} rejected with ValueError (address space capped at "
-          f"{limit >> 20} MiB)")
+    print(f"{name}: {sum(outcomes.values())} cases, seed {args.seed}: {outcomes['loaded']} loaded and {matched}, "
+          f"{outcomes['rejected']} rejected {rejected} (address space capped at {limit >> 20} MiB)")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main("fuzz_load"))

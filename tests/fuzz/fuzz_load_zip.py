@@ -20,16 +20,12 @@ The address space is capped at startup, as in fuzz_load.py (whose harness this r
 0 when every case passed; otherwise the first failure is printed with its case number and seed.
 """
 
-import argparse
 import collections
 import io
 import os
 import pickle
-import random
-import signal
 import struct
 import sys
-import tempfile
 import warnings
 import zipfile
 
@@ -37,7 +33,7 @@ import ml_dtypes
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import fuzz_load  # noqa: E402  (the harness: Stream, Hang, the address-space cap, generic mutations)
+import fuzz_load  # noqa: E402  (the harness: the loop, the command line, Stream, generic mutations)
 from fuzz_load import Failure  # noqa: E402
 
 import tensorplay as tp  # noqa: E402
@@ -390,48 +386,8 @@ def compare(obj, expected, where):
 def run(cases, seed, load=tp.load):
     """Runs cases mutations; returns the counts of outcomes. Raises Failure on the first broken
     contract, naming the case."""
-    files = list(checkpoints().items())
-    outcomes = collections.Counter()
-
-    def on_alarm(signum, frame):
-        raise fuzz_load.Hang()
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    try:
-        with tempfile.TemporaryDirectory() as directory:
-            for case in range(cases):
-                rng = random.Random(f"{seed}:{case}")  # each case reproduces on its own
-                name, data = files[case % len(files)]
-                mutated = mutate(data, rng)
-                signal.alarm(fuzz_load.CASE_TIMEOUT_S)
-                try:
-                    outcomes[check(mutated, rng, load, directory if case % 20 == 0 else None)] += 1
-                except Failure as e:
-                    raise Failure(f"case {case} (seed {seed}, from {name!r}): {e}") from e
-                finally:
-                    signal.alarm(0)
-    finally:
-        signal.signal(signal.SIGALRM, previous)
-    return outcomes
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cases", type=int, default=int(os.environ.get("TP_FUZZ_CASES", "10000")))
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
-    tp.ones(1000, 1000).sum()  # start the intra-op threads before the cap, so their stacks are counted
-    limit = fuzz_load.cap_address_space()
-    try:
-        outcomes = run(args.cases, args.seed)
-    except Failure as e:
-        print(f"FAIL: {e}", file=sys.stderr)
-        return 1
-    print(f"fuzz_load_zip: {sum(outcomes.values())} cases, seed {args.seed}: {outcomes['loaded']} loaded and matched "
-          f"the archive, {outcomes['rejected']} rejected with load's errors (address space capped at "
-          f"{limit >> 20} MiB)")
-    return 0
+    return fuzz_load.run_cases(checkpoints(), mutate, check, cases, seed, load)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(fuzz_load.main("fuzz_load_zip", run, matched="matched the archive", rejected="with load's errors"))
