@@ -6,7 +6,12 @@ written once here:
   PyTorch's AssertionError ("Torch not compiled with CUDA enabled");
 - missing_binding: a few calls skip that and reach for a C++ binding the CPU wheel lacks, which is
   PyTorch's AttributeError naming the binding;
-- device_index: a device argument is parsed first, with PyTorch's errors."""
+- device_index: a device argument is parsed first, with PyTorch's errors.
+
+The answers that need no device at all (availability, the allocator's counters, seeding) are the
+same in every such module, and are written once here too."""
+
+import collections
 
 from tensorplay import _C
 
@@ -44,3 +49,55 @@ def device_index(device, optional=False, allow_cpu=False, *, kind="cuda", contex
     if index is None and not optional:
         raise ValueError(f"Expected a tensorplay.device with a specified index or an integer, but got:{device}")
     return index
+
+
+# ---- The answers of a device module whose device this build does not have ----
+
+def is_available():
+    return False
+
+
+def device_count():
+    return 0
+
+
+def is_bf16_supported(including_emulation=True):
+    return False
+
+
+def is_tf32_supported():
+    return False
+
+
+def memory_stats(device=None):
+    return collections.OrderedDict()
+
+
+def memory_stats_as_nested_dict(device=None):
+    return {}
+
+
+def memory_allocated(device=None):
+    return 0
+
+
+def max_memory_allocated(device=None):
+    return 0
+
+
+def memory_reserved(device=None):
+    return 0
+
+
+def max_memory_reserved(device=None):
+    return 0
+
+
+def manual_seed(seed):
+    """Seeds the current device's generator: there is none, so only the seed is checked (int(seed))."""
+    int(seed)
+
+
+def manual_seed_all(seed):
+    """Seeds every device's generator: there are none, so only the seed is checked (int(seed))."""
+    int(seed)

@@ -6,10 +6,12 @@ that need a device raise PyTorch's ``AssertionError: Torch not compiled with XPU
 the classes, its RuntimeError. Unlike torch.cuda, entering ``xpu.device(...)`` raises for any index,
 as in PyTorch."""
 
-import collections
 import contextlib
 
 from tensorplay import _C
+from tensorplay._unbuilt import (device_count, is_available, is_bf16_supported, is_tf32_supported,
+                                 manual_seed, manual_seed_all, max_memory_allocated, max_memory_reserved,
+                                 memory_allocated, memory_reserved, memory_stats, memory_stats_as_nested_dict)
 from tensorplay._unbuilt import device_index as _parse_device_index
 from tensorplay._unbuilt import missing_binding as _missing_binding
 
@@ -44,22 +46,6 @@ def _dummy(name):
 
 
 # ---- What the build has ----
-
-def is_available():
-    return False
-
-
-def device_count():
-    return 0
-
-
-def is_bf16_supported(including_emulation=True):
-    return False
-
-
-def is_tf32_supported():
-    return False
-
 
 def is_initialized():
     return False
@@ -271,14 +257,6 @@ def set_rng_state_all(new_states):
         set_rng_state(state, i)
 
 
-def manual_seed(seed):
-    int(seed)
-
-
-def manual_seed_all(seed):
-    int(seed)
-
-
 def seed():
     """Seeds the current XPU's generator non-deterministically: there is none."""
 
@@ -295,30 +273,6 @@ def initial_seed():
 
 def empty_cache():
     """Returns the cached XPU blocks to the driver: there are none."""
-
-
-def memory_stats(device=None):
-    return collections.OrderedDict()
-
-
-def memory_stats_as_nested_dict(device=None):
-    return {}
-
-
-def memory_allocated(device=None):
-    return 0
-
-
-def max_memory_allocated(device=None):
-    return 0
-
-
-def memory_reserved(device=None):
-    return 0
-
-
-def max_memory_reserved(device=None):
-    return 0
 
 
 def memory_snapshot(mempool_id=None):

@@ -13,6 +13,7 @@ PyTorch: a script calls it behind ``is_available()``.
 >>> tensorplay.cuda.manual_seed_all(0)  # nothing to seed
 """
 
+from tensorplay._unbuilt import device_count, is_available, is_bf16_supported, is_tf32_supported
 from tensorplay._unbuilt import device_index as _device_index
 from tensorplay._unbuilt import lazy_init as _lazy_init
 from tensorplay._unbuilt import missing_binding as _missing_binding
@@ -52,22 +53,6 @@ def check_error(res):
 
 
 # ---- What the build has ----
-
-def is_available():
-    return False
-
-
-def device_count():
-    return 0
-
-
-def is_bf16_supported(including_emulation=True):
-    return False
-
-
-def is_tf32_supported():
-    return False
-
 
 def get_arch_list():
     """The CUDA architectures the kernels were compiled for: none."""

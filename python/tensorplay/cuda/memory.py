@@ -9,7 +9,9 @@ import collections
 import contextlib
 import warnings
 
-from tensorplay._unbuilt import device_index, lazy_init, missing_binding
+from tensorplay._unbuilt import (device_index, lazy_init, max_memory_allocated, max_memory_reserved,
+                                 memory_allocated, memory_reserved, memory_stats, memory_stats_as_nested_dict,
+                                 missing_binding)
 
 __all__ = [
     "caching_allocator_alloc", "caching_allocator_delete", "caching_allocator_enable", "caching_allocator_disabled",
@@ -30,30 +32,6 @@ def _current_device():
 
 
 # ---- Counters ----
-
-def memory_stats(device=None):
-    return collections.OrderedDict()
-
-
-def memory_stats_as_nested_dict(device=None):
-    return {}
-
-
-def memory_allocated(device=None):
-    return 0
-
-
-def max_memory_allocated(device=None):
-    return 0
-
-
-def memory_reserved(device=None):
-    return 0
-
-
-def max_memory_reserved(device=None):
-    return 0
-
 
 def memory_cached(device=None):
     """Deprecated: memory_reserved."""

@@ -4,7 +4,7 @@ comes), setting a state checks its arguments and does nothing, and reading a sta
 PyTorch's AssertionError."""
 
 from tensorplay import _C
-from tensorplay._unbuilt import lazy_init
+from tensorplay._unbuilt import lazy_init, manual_seed, manual_seed_all
 
 __all__ = ["get_rng_state", "get_rng_state_all", "set_rng_state", "set_rng_state_all", "manual_seed",
            "manual_seed_all", "seed", "seed_all", "initial_seed"]
@@ -31,16 +31,6 @@ def set_rng_state(new_state, device="cuda"):
 def set_rng_state_all(new_states):
     for i, state in enumerate(new_states):
         set_rng_state(state, i)
-
-
-def manual_seed(seed):
-    """Seeds the current GPU's generator: there is none, so only the seed is checked (int(seed))."""
-    int(seed)
-
-
-def manual_seed_all(seed):
-    """Seeds every GPU's generator: there are none, so only the seed is checked (int(seed))."""
-    int(seed)
 
 
 def seed():
