@@ -271,17 +271,22 @@ class Stream:
         return self._buffer.read(min(n, 5) if n >= 0 else n)
 
 
+def pick_source(data, rng, directory, filename):
+    """What load reads data from, drawn by rng: (kind, object), kind "bytes" (a file object), "stream"
+    (an unseekable Stream) or, when a directory is given, "path" (a file named filename in it)."""
+    source = rng.choice(["bytes"] * 6 + ["stream"] * 3 + ["path"] * (directory is not None))
+    if source == "path":
+        path = os.path.join(directory, filename)
+        with open(path, "wb") as f:
+            f.write(data)
+        return source, path
+    return source, io.BytesIO(data) if source == "bytes" else Stream(data)
+
+
 def check(data, rng, load=tp.load, directory=None):
     """Loads data (from a file object, a stream or a path) and checks load kept its contract.
     Returns "loaded" or "rejected"; raises Failure otherwise."""
-    source = rng.choice(["bytes"] * 6 + ["stream"] * 3 + ["path"] * (directory is not None))
-    if source == "path":
-        path = os.path.join(directory, "case.tp")
-        with open(path, "wb") as f:
-            f.write(data)
-        source_obj = path
-    else:
-        source_obj = io.BytesIO(data) if source == "bytes" else Stream(data)
+    source, source_obj = pick_source(data, rng, directory, "case.tp")
     try:
         result = load(source_obj)
     except ValueError as e:

@@ -317,14 +317,7 @@ def refused(e):
 def check(data, rng, load=tp.load, directory=None):
     """Loads data (from a file object, a stream or a path) and checks load kept its contract.
     Returns "loaded" or "rejected"; raises Failure otherwise."""
-    source = rng.choice(["bytes"] * 6 + ["stream"] * 3 + ["path"] * (directory is not None))
-    if source == "path":
-        path = os.path.join(directory, "case.pt")
-        with open(path, "wb") as f:
-            f.write(data)
-        source_obj = path
-    else:
-        source_obj = io.BytesIO(data) if source == "bytes" else fuzz_load.Stream(data)
+    source, source_obj = fuzz_load.pick_source(data, rng, directory, "case.pt")
     try:
         result = load(source_obj)
     except fuzz_load.Hang:
