@@ -3,7 +3,7 @@
 // (`record_function`), on every thread, while a profile is open (`tensorplay.profiler.profile`).
 //
 // Ops open their span on their first line, beside autocast (`TP_OP_ENTRY`, Note [Dispatcher
-// layers]); the autograd engine opens one per node it runs; the allocator adds the bytes it hands
+// layers]; `TP_OP_SPAN` for the ops outside the policy table: profiler/op_span.h); the autograd engine opens one per node it runs; the allocator adds the bytes it hands
 // out and takes back to the innermost open span of the thread. When no profile is open each of these
 // checks one atomic flag and records nothing.
 

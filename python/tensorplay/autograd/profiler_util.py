@@ -133,10 +133,9 @@ class FunctionEventAvg:
 class EventList(list):
     """A list of events (FunctionEvent or FunctionEventAvg) with PyTorch's views of them."""
 
-    def __init__(self, *args, profile_memory=False, with_autocast=False, **kwargs):
+    def __init__(self, *args, profile_memory=False, **kwargs):
         super().__init__(*args, **kwargs)
         self._profile_memory = profile_memory
-        self._with_autocast = with_autocast
 
     @property
     def self_cpu_time_total(self):
@@ -149,7 +148,7 @@ class EventList(list):
         for event in self:
             key = (event.key, str(event.input_shapes)) if group_by_input_shape else event.key
             averages[key].add(event)
-        result = EventList(averages.values(), profile_memory=self._profile_memory, with_autocast=self._with_autocast)
+        result = EventList(averages.values(), profile_memory=self._profile_memory)
         if not group_by_input_shape:
             for average in result:
                 average.input_shapes = None
