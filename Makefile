@@ -92,7 +92,7 @@ demo: build
 bench: build
 	@$(PY) -m benchmarks.bench --write
 
-# The pages written from the code: docs/autocast.md's policy table, from csrc/amp/autocast_policy.h.
+# The pages written from the code: docs/autocast.md's policy table, from csrc/tensorplay/amp/autocast_policy.h.
 docs: build
 	@$(PY) scripts/autocast_policy_doc.py
 

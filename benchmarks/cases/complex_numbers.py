@@ -2,7 +2,7 @@
 (the query viewed as complex pairs, times a complex64 table of unit rotations, viewed back as real),
 forward and backward, at (batch 4, sequence 256, heads 8, head dim 64); a complex64 matrix product
 (256 x 256) and a complex sum. tensorplay computes complex ops with real ops on the parts
-(csrc/ops/complex.cpp); PyTorch has complex kernels. Milliseconds per call."""
+(csrc/tensorplay/ops/complex.cpp); PyTorch has complex kernels. Milliseconds per call."""
 
 from benchmarks.cases.common import load, seconds_per_call
 from benchmarks.report import Row

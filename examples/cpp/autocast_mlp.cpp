@@ -6,10 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "amp/autocast_state.h"
-#include "autograd/variable.h"
-#include "ops/ops.h"
-#include "ops/optim.h"
+#include <tensorplay/tensorplay.h>
 
 using namespace tp;
 

@@ -8,9 +8,9 @@
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
-#include "amp/autocast.h"
-#include "amp/cast_cache.h"
-#include "amp/grad_scaler.h"
+#include "tensorplay/amp/autocast.h"
+#include "tensorplay/amp/cast_cache.h"
+#include "tensorplay/amp/grad_scaler.h"
 #include "bindings.h"
 
 namespace tp::python {

@@ -4,11 +4,11 @@
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/shared_ptr.h>
 
-#include "autograd/anomaly_mode.h"
-#include "autograd/engine.h"
-#include "autograd/grad_mode.h"
-#include "autograd/saved_tensor.h"
-#include "autograd/variable.h"
+#include "tensorplay/autograd/anomaly_mode.h"
+#include "tensorplay/autograd/engine.h"
+#include "tensorplay/autograd/grad_mode.h"
+#include "tensorplay/autograd/saved_tensor.h"
+#include "tensorplay/autograd/variable.h"
 #include "bindings.h"
 
 namespace tp::python {

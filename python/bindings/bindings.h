@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "casters.h"
-#include "ops/ops.h"
+#include "tensorplay/ops/ops.h"
 
 namespace tp::python {
 

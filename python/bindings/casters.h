@@ -14,9 +14,9 @@
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/vector.h>
 
-#include "core/device.h"
-#include "core/scalar.h"
-#include "core/tensor.h"
+#include "tensorplay/core/device.h"
+#include "tensorplay/core/scalar.h"
+#include "tensorplay/core/tensor.h"
 
 namespace nb = nanobind;
 

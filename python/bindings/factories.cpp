@@ -3,7 +3,7 @@
 #include <cstring>
 #include <random>
 
-#include "autograd/variable.h"
+#include "tensorplay/autograd/variable.h"
 #include "bindings.h"
 
 namespace tp::python {

@@ -4,7 +4,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/variant.h>
 
-#include "autograd/grad_mode.h"
+#include "tensorplay/autograd/grad_mode.h"
 #include "bindings.h"
 
 namespace tp::python {

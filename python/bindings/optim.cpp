@@ -1,10 +1,10 @@
-// tensorplay._C._optim: the optimizer steps (csrc/ops/optim.h). State tensors travel as lists
+// tensorplay._C._optim: the optimizer steps (csrc/tensorplay/ops/optim.h). State tensors travel as lists
 // with None for "not created yet"; the updated lists come back.
 
 #include <nanobind/stl/tuple.h>
 
 #include "bindings.h"
-#include "ops/optim.h"
+#include "tensorplay/ops/optim.h"
 
 namespace tp::python {
 

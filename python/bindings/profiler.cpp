@@ -1,7 +1,7 @@
 // tensorplay._C._profiler, for tensorplay.profiler: starting and stopping a profile, the user's
 // ranges (record_function), and the spans a profile recorded, as tuples.
 
-#include "profiler/profiler.h"
+#include "tensorplay/profiler/profiler.h"
 
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>

@@ -3,14 +3,14 @@
 #include <nanobind/stl/complex.h>
 #include <nanobind/stl/tuple.h>
 
-#include "autograd/record.h"
-#include "autograd/variable.h"
+#include "tensorplay/autograd/record.h"
+#include "tensorplay/autograd/variable.h"
 #include "bindings.h"
-#include "core/allocator.h"
-#include "core/parallel.h"
-#include "cpu/float32_math.h"
-#include "cpu/simd/capability.h"
-#include "cpu/simd/simd.h"
+#include "tensorplay/core/allocator.h"
+#include "tensorplay/core/parallel.h"
+#include "tensorplay/cpu/float32_math.h"
+#include "tensorplay/cpu/simd/capability.h"
+#include "tensorplay/cpu/simd/simd.h"
 
 namespace tp::python {
 

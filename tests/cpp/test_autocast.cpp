@@ -8,10 +8,10 @@
 #include <limits>
 #include <thread>
 
-#include "amp/autocast.h"
-#include "amp/cast_cache.h"
-#include "amp/grad_scaler.h"
-#include "ops/ops.h"
+#include "tensorplay/amp/autocast.h"
+#include "tensorplay/amp/cast_cache.h"
+#include "tensorplay/amp/grad_scaler.h"
+#include "tensorplay/ops/ops.h"
 
 namespace tp {
 namespace {

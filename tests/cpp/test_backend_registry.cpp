@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "dispatch/backend.h"
-#include "ops/ops.h"
+#include "tensorplay/dispatch/backend.h"
+#include "tensorplay/ops/ops.h"
 
 namespace tp {
 namespace {

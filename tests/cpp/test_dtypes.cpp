@@ -5,8 +5,8 @@
 #include <cmath>
 #include <limits>
 
-#include "core/half.h"
-#include "core/scalar_type.h"
+#include "tensorplay/core/half.h"
+#include "tensorplay/core/scalar_type.h"
 
 namespace tp {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "core/allocator.h"
-#include "ops/ops.h"
+#include "tensorplay/core/allocator.h"
+#include "tensorplay/ops/ops.h"
 
 namespace tp {
 namespace {

@@ -1,6 +1,6 @@
 """Op-table rows of complex numbers: the ops between complex and real tensors (view_as_real,
 view_as_complex, real, imag, complex, polar, angle, conj), and ALSO_COMPLEX, the rows of other
-families that run in complex64 and complex128 as well (the ops with a complex form, csrc/ops/complex.h,
+families that run in complex64 and complex128 as well (the ops with a complex form, csrc/tensorplay/ops/complex.h,
 and the ops that move elements).
 
 GRADIENT_LABELS lists the rows torch differentiates in real dtypes, COMPLEX_ONLY_GRADIENT_LABELS those

@@ -1,7 +1,7 @@
 """Op-table rows of the factorizations and what is built on them: torch.det, slogdet, logdet, inverse,
 the Cholesky and LU helpers, triangular_solve, matrix_exp (tensorplay/_composites/linalg.py) and
 torch.linalg's solve, inv, det, slogdet, cholesky, solve_triangular, lu_factor, lu, lu_solve
-(csrc/ops/factorization.cpp); QR, the SVD, eigh and what is built on them (qr, svd, pinv, lstsq,
+(csrc/tensorplay/ops/factorization.cpp); QR, the SVD, eigh and what is built on them (qr, svd, pinv, lstsq,
 matrix_rank, cond, householder products, ...: tensorplay/_composites/decompositions.py).
 
 Singular and eigenvectors are unique up to sign: the rows return them with the sign that makes

@@ -1,5 +1,5 @@
 """argmax, argmin, max(dim) and min(dim) on float32 and bfloat16 rows, whose SIMD kernel
-(csrc/cpu/simd/argmax.cpp) must pick the element PyTorch picks: the first of tied values, the
+(csrc/tensorplay/cpu/simd/argmax.cpp) must pick the element PyTorch picks: the first of tied values, the
 first NaN, infinities, signed zeros, on rows of every length a vector tail can leave."""
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""float32 and bfloat16 +, -, * and /, whose dense rows run one SIMD pass (csrc/cpu/simd/arith.cpp;
+"""float32 and bfloat16 +, -, * and /, whose dense rows run one SIMD pass (csrc/tensorplay/cpu/simd/arith.cpp;
 a bfloat16 value widened, computed in float32 and rounded once, as PyTorch computes them), on dense
 rows, broadcast rows, 0-dim tensors, Python numbers, in place and with add's and sub's alpha; and
 float32 outputs big enough to be written past the cache."""

@@ -20,7 +20,7 @@ _spec.loader.exec_module(policy_doc)
 
 def test_policy_table_is_the_dispatchers():
     assert policy_doc.current_section(DOC) == policy_doc.policy_section(), \
-        "docs/autocast.md's policy table is out of date with csrc/amp/autocast_policy.h: run `make docs`"
+        "docs/autocast.md's policy table is out of date with csrc/tensorplay/amp/autocast_policy.h: run `make docs`"
 
 
 def test_every_policy_in_the_table_is_explained():

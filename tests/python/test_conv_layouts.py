@@ -1,4 +1,4 @@
-"""Convolutions through oneDNN's blocked layouts (csrc/cpu/conv.cpp: each primitive takes the
+"""Convolutions through oneDNN's blocked layouts (csrc/tensorplay/cpu/conv.cpp: each primitive takes the
 layouts oneDNN prefers, and operands are reordered from and to NCHW around it), forward and both
 gradients, in float32 and the 16-bit dtypes, over geometries whose channel counts fill a block of
 16, fall short of one, or straddle two. The oracle is float64 on the same (rounded) inputs: a
@@ -128,7 +128,7 @@ def test_16_bit_convolutions_round_their_float32_sums_once(name, dtype):
 
 @pytest.mark.parametrize("dtype", FLOAT32_AND_BFLOAT16)
 def test_an_infinite_input_reaches_only_the_weights_whose_windows_hold_it(dtype):
-    """A one-channel image (the weight gradient has a kernel of its own there, csrc/cpu/simd/conv.cpp)
+    """A one-channel image (the weight gradient has a kernel of its own there, csrc/tensorplay/cpu/simd/conv.cpp)
     holding an infinity: the weights whose windows hold it get an infinity or a NaN, as in float64,
     and every other weight stays finite and right."""
     rng = np.random.default_rng(3)

@@ -1,5 +1,5 @@
 """Reductions over tensors that read elements more than once (expanded, stride 0), which
-csrc/cpu/reduce.cpp reduces a bounded chunk at a time instead of materialising them: values
+csrc/tensorplay/cpu/reduce.cpp reduces a bounded chunk at a time instead of materialising them: values
 against PyTorch for every reduction, rows longer than a chunk, and the memory a huge one takes."""
 
 import subprocess

@@ -1,5 +1,5 @@
 """Matrix products whose operands reach oneDNN in every layout it is handed: row-major or
-transposed, with a leading dimension that is a multiple of 1 KiB (which csrc/cpu/gemm.cpp copies
+transposed, with a leading dimension that is a multiple of 1 KiB (which csrc/tensorplay/cpu/gemm.cpp copies
 to padded rows, see gemm_operand) or not, batched or broadcast, in float32 and in the emulated
 16-bit dtypes. Values, dtypes and gradients against PyTorch on the same numbers."""
 

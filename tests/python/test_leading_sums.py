@@ -1,5 +1,5 @@
 """Sums over the leading dims of a contiguous tensor (a bias gradient: the batch summed away), which
-csrc/cpu/reduce.cpp folds in one row at a time, in SIMD lanes for float32 and bfloat16 (whole
+csrc/tensorplay/cpu/reduce.cpp folds in one row at a time, in SIMD lanes for float32 and bfloat16 (whole
 vectors, then a masked tail). Against PyTorch on the same numbers: widths around every vector
 size, several leading dims, infinities and NaN in some columns."""
 

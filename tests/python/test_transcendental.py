@@ -1,4 +1,4 @@
-"""exp, log, tanh, sigmoid and silu, whose float rows run SIMD kernels (csrc/cpu/simd/transcendental.cpp),
+"""exp, log, tanh, sigmoid and silu, whose float rows run SIMD kernels (csrc/tensorplay/cpu/simd/transcendental.cpp),
 against PyTorch's vectorised kernels over the whole float32 range: random bit patterns, a dense
 sweep, the edges of each function's range and the special values, in float32 and through the
 16-bit floats, on rows of every length a vector tail can leave."""

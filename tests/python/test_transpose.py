@@ -1,5 +1,5 @@
 """Copies that transpose (x.t().contiguous(), permutes, NCHW to NHWC): within one dtype of 2 or 4
-bytes they run in SIMD blocks of 16x16 and 8x8 (csrc/cpu/simd/transpose.cpp), the edges one
+bytes they run in SIMD blocks of 16x16 and 8x8 (csrc/tensorplay/cpu/simd/transpose.cpp), the edges one
 element at a time; these check every element's place against PyTorch on the same bits, on
 shapes that are whole blocks, fractions of one and everything between, and into destinations
 whose rows are not contiguous with each other."""

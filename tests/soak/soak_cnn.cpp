@@ -10,10 +10,10 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "amp/autocast_state.h"
-#include "autograd/variable.h"
-#include "ops/ops.h"
-#include "ops/optim.h"
+#include "tensorplay/amp/autocast_state.h"
+#include "tensorplay/autograd/variable.h"
+#include "tensorplay/ops/ops.h"
+#include "tensorplay/ops/optim.h"
 
 using namespace tp;
 

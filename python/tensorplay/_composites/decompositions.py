@@ -2,8 +2,8 @@
 and what is built on them: Householder products, the pseudo-inverse, least squares, ranks, condition
 numbers, and tensor inverses and solves.
 
-The decompositions are the LAPACK-backed ops of tensorplay._C._linalg (csrc/ops/factorization.cpp,
-csrc/ops/spectral.cpp), whose backward nodes give the rest their gradients. Products of Householder
+The decompositions are the LAPACK-backed ops of tensorplay._C._linalg (csrc/tensorplay/ops/factorization.cpp,
+csrc/tensorplay/ops/spectral.cpp), whose backward nodes give the rest their gradients. Products of Householder
 reflectors (householder_product, orgqr, ormqr) are applied one reflector at a time, so that their
 gradients follow from the products'."""
 

@@ -1,7 +1,7 @@
 """Linear algebra on LU and Cholesky factors: determinants, inverses, the Cholesky and LU helpers of
 the torch namespace, and the matrix exponential.
 
-They are composites of the LAPACK-backed ops of tensorplay._C._linalg (csrc/ops/factorization.cpp):
+They are composites of the LAPACK-backed ops of tensorplay._C._linalg (csrc/tensorplay/ops/factorization.cpp):
 the LU and Cholesky factorizations, the solves on them and the triangular solve, whose backward
 nodes give these their gradients. A determinant is the product of U's diagonal, signed by the
 parity of the LU pivots."""

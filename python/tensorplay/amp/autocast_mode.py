@@ -3,7 +3,7 @@
 Under autocast each op runs in the dtype its policy gives (see ``tensorplay.amp.policy_table``):
 matmuls and convolutions in the lower-precision dtype, accuracy-sensitive ops in float32, and
 multi-input ops in the widest of their inputs' dtypes. The casting itself happens in C++, in the
-top layer of the dispatcher (csrc/amp/autocast.h); this module only opens and closes regions.
+top layer of the dispatcher (csrc/tensorplay/amp/autocast.h); this module only opens and closes regions.
 """
 
 import collections.abc

@@ -1,6 +1,6 @@
 """The autocast policy table, readable and overridable per thread.
 
-The table lives in C++ (csrc/amp/autocast_policy.h), one line per op; these functions read the
+The table lives in C++ (csrc/tensorplay/amp/autocast_policy.h), one line per op; these functions read the
 same table the dispatcher uses, so what they say is what runs.
 
 Policies:

@@ -1,4 +1,4 @@
-"""tensorplay.autograd: reverse-mode differentiation (see csrc/autograd/ for the engine)."""
+"""tensorplay.autograd: reverse-mode differentiation (see csrc/tensorplay/autograd/ for the engine)."""
 
 import warnings
 

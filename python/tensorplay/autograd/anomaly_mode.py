@@ -1,7 +1,7 @@
 """Anomaly detection: detect_anomaly and set_detect_anomaly.
 
 While it is on, every node of the graph remembers the Python stack of the forward call that made
-it, and backward checks what each node returns (csrc/autograd/anomaly_mode.h). A node whose
+it, and backward checks what each node returns (csrc/tensorplay/autograd/anomaly_mode.h). A node whose
 backward fails, or returns a NaN gradient when check_nan is on ("Function 'SqrtBackward0' returned
 nan values in its 0th output."), is reported in a UserWarning with that stack, naming the forward
 op, before the error propagates. The mode is global, as in PyTorch.

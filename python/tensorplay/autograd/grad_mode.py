@@ -172,7 +172,7 @@ class set_multithreading_enabled(_SettingMode):
 
 class enforce_grad_layout_policy(_SettingMode):
     """Whether a leaf's .grad must be laid out like the leaf (per thread; see the gradient layout
-    contract in csrc/autograd/variable.h). Relaxed, a gradient that nothing else holds becomes
+    contract in csrc/tensorplay/autograd/variable.h). Relaxed, a gradient that nothing else holds becomes
     .grad as it is, in whatever dense layout it came."""
 
     def __init__(self, enable=True):

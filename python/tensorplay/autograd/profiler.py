@@ -1,7 +1,7 @@
 """The profiler's older interface (torch.autograd.profiler): `profile` as a context manager over a
 block, and `record_function`, which the newer tensorplay.profiler shares.
 
-Spans come from the C++ core (csrc/profiler/): each op in the policy table opens one on entry,
+Spans come from the C++ core (csrc/tensorplay/profiler/): each op in the policy table opens one on entry,
 beside autocast, named as PyTorch names ops ("aten::mm"); the autograd engine opens one per node it
 runs ("autograd::engine::evaluate_function: MmBackward0" around "MmBackward0"); record_function
 opens the user's own. A profile records every thread. Ops written in Python as composites of other

@@ -1,0 +1,47 @@
+#include "tensorplay/core/tensor_impl.h"
+
+namespace tp {
+
+TensorImpl::TensorImpl(Storage storage, ScalarType dtype, Shape sizes, Shape strides, int64_t storage_offset)
+    : storage_(std::move(storage)),
+      dtype_(dtype),
+      sizes_(std::move(sizes)),
+      strides_(std::move(strides)),
+      storage_offset_(storage_offset) {
+  refresh();
+}
+
+TensorImpl::~TensorImpl() = default;
+
+void TensorImpl::set_data(const TensorImpl& other) {
+  storage_ = other.storage_;
+  dtype_ = other.dtype_;
+  set_sizes_and_strides(other.sizes_, other.strides_, other.storage_offset_);
+}
+
+void TensorImpl::set_sizes_and_strides(Shape sizes, Shape strides, int64_t storage_offset) {
+  sizes_ = std::move(sizes);
+  strides_ = std::move(strides);
+  storage_offset_ = storage_offset;
+  refresh();
+}
+
+void TensorImpl::refresh() {
+  numel_ = 1;
+  for (int64_t s : sizes_)
+    TP_CHECK(!__builtin_mul_overflow(numel_, s, &numel_), "[tensor] a tensor of sizes ", to_string(sizes_),
+             " has more elements than an int64 can count");
+  // Contiguous: row-major, ignoring the strides of size-1 dims (as PyTorch does).
+  is_contiguous_ = true;
+  int64_t expected = 1;
+  for (size_t i = sizes_.size(); i-- > 0;) {
+    if (sizes_[i] == 1) continue;
+    // (Past int64 only sizes that hold no elements can reach: such a tensor is contiguous.)
+    if (strides_[i] != expected || __builtin_mul_overflow(expected, sizes_[i], &expected)) {
+      is_contiguous_ = numel_ == 0;
+      break;
+    }
+  }
+}
+
+}  // namespace tp

@@ -1,0 +1,188 @@
+// The spectral decompositions, A = U diag(S) V^T (SVD) and A = V diag(L) V^T for symmetric A
+// (eigh), over the backend's LAPACK kernels (dispatch/backend.h), with their backward nodes.
+// Results are column-major, as PyTorch's are. The pseudo-inverse, ranks, condition numbers and
+// spectral norms are composites of these (tensorplay/_composites/linalg.py, linalg.cpp).
+//
+// Derivatives (real matrices), written with public ops so that double backward works; E[i, j] =
+// S[j]^2 - S[i]^2 (L[j] - L[i] for eigh), set to 1 on the diagonal:
+//   SVD:  gA = U [(skew(U^T gU) S + S skew(V^T gV)) / E + diag(gS)] V^T
+//              + (I - U U^T) gU S^{-1} V^T + U S^{-1} gV^T (I - V V^T),   skew(X) = X - X^T
+//         (the last two terms only for a non-square A); with full_matrices, the vectors past
+//         min(m, n) do not enter (as in PyTorch, their gradient is dropped).
+//   eigh: gA = V [skew(V^T gV) / 2E + diag(gL)] V^T (V's gradient taken on the orthogonal
+//         matrices' tangent space, so gA is symmetric).
+// Both are infinite where singular values (eigenvalues) repeat, as in PyTorch.
+
+#include <cmath>
+#include <string>
+
+#include "tensorplay/autograd/record.h"
+#include "tensorplay/autograd/saved_tensor.h"
+#include "tensorplay/dispatch/backend.h"
+#include "tensorplay/ops/matrix_batches.h"
+#include "tensorplay/ops/ops.h"
+
+namespace tp {
+
+namespace {
+
+using namespace matrix_batches;
+
+// values[..., j] - values[..., i] at [..., i, j], with ones on the diagonal.
+Tensor differences(const Tensor& values) {
+  Tensor d = sub(unsqueeze(values, -2), unsqueeze(values, -1));
+  return add(d, eye(values.size(-1), {}, values.dtype(), values.device()));
+}
+
+// A diagonal matrix [..., n, n] of v [..., n].
+Tensor diagonal_matrix(const Tensor& v) { return mul(unsqueeze(v, -1), eye(v.size(-1), {}, v.dtype(), v.device())); }
+
+Tensor skew(const Tensor& x) { return sub(x, mT(x)); }
+
+// Its outputs are U, S and Vh even where the op returns S alone (svdvals): the gradient is written
+// with U and Vh, whose own history must be this node for second derivatives.
+class SvdBackward final : public autograd::Node {
+ public:
+  std::string name() const override { return "LinalgSvdBackward0"; }
+  TensorList apply(TensorList&& grads) override {
+    Tensor U = u_.unpack(*this), S = s_.unpack(*this), Vh = vh_.unpack(*this);
+    const int64_t k = S.size(-1);
+    if (U.size(-1) != k) U = narrow(U, -1, 0, k);
+    if (Vh.size(-2) != k) Vh = narrow(Vh, -2, 0, k);
+    Tensor gU = grads[0], gS = grads[1], gVh = grads[2];
+    // With full_matrices, only the first k singular vectors are determined by A.
+    if (gU.defined() && gU.size(-1) != k) gU = narrow(gU, -1, 0, k);
+    if (gVh.defined() && gVh.size(-2) != k) gVh = narrow(gVh, -2, 0, k);
+    if (!gU.defined() && !gVh.defined()) return {gS.defined() ? matmul(mul(U, unsqueeze(gS, -2)), Vh) : Tensor()};
+    Tensor V = mT(Vh), gV = gVh.defined() ? mT(gVh) : Tensor();
+    Tensor core;
+    const Tensor rows = unsqueeze(S, -1), cols = unsqueeze(S, -2);
+    if (gU.defined()) core = mul(skew(matmul(mT(U), gU)), cols);
+    if (gV.defined()) {
+      Tensor right = mul(rows, skew(matmul(Vh, gV)));
+      core = core.defined() ? add(core, right) : right;
+    }
+    core = div(core, differences(mul(S, S)));
+    if (gS.defined()) core = add(core, diagonal_matrix(gS));
+    Tensor gA = matmul(matmul(U, core), Vh);
+    const int64_t m = U.size(-2), n = Vh.size(-1);
+    if (gU.defined() && m > k) gA = add(gA, matmul(div(sub(gU, matmul(U, matmul(mT(U), gU))), cols), Vh));
+    if (gV.defined() && n > k) gA = add(gA, matmul(U, mT(div(sub(gV, matmul(V, matmul(Vh, gV))), cols))));
+    return {gA};
+  }
+  void release_saved() override {
+    u_.release();
+    s_.release();
+    vh_.release();
+  }
+  autograd::SavedTensor u_, s_, vh_;
+};
+
+// Its outputs are L and V even where the op returns L alone (eigvalsh), as SvdBackward's.
+class EighBackward final : public autograd::Node {
+ public:
+  std::string name() const override { return "LinalgEighBackward0"; }
+  TensorList apply(TensorList&& grads) override {
+    Tensor L = l_.unpack(*this), V = v_.unpack(*this);
+    const Tensor &gL = grads[0], &gV = grads[1];
+    Tensor core;
+    if (gV.defined()) core = div(mul(skew(matmul(mT(V), gV)), 0.5), differences(L));
+    if (gL.defined()) core = core.defined() ? add(core, diagonal_matrix(gL)) : diagonal_matrix(gL);
+    if (!core.defined()) return {Tensor()};
+    return {matmul(matmul(V, core), mT(V))};
+  }
+  void release_saved() override {
+    l_.release();
+    v_.release();
+  }
+  autograd::SavedTensor l_, v_;
+};
+
+void check_not_nan(const Tensor& A) {
+  if (!A.device().is_cpu() || A.numel() == 0) return;
+  TP_CHECK_KIND(ErrorKind::LinAlg, !any(isnan(A)).item().to_bool(), "[linalg.svd] The algorithm ",
+                "failed to converge because the input matrix contained non-finite values.");
+}
+
+struct Svd {
+  Tensor U, S, Vh;
+};
+
+Svd svd(const char* op, const Tensor& A, bool full_matrices, bool compute_uv) {
+  check_matrices(op, A);
+  autograd::Record<SvdBackward> record({&A});
+  // The gradient of the singular values needs the vectors.
+  const bool vectors = compute_uv || record;
+  const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
+  // gesdd refuses a NaN as an argument error; PyTorch reports it as a failure.
+  check_not_nan(A);
+  const Shape batch = batch_shape(A);
+  const int64_t batches = count(batch);
+  const bool full = full_matrices && compute_uv;
+  Tensor a = column_major(A, batch);
+  Tensor s = empty({batches, k}, A.dtype(), A.device());
+  Tensor u = vectors ? empty_column_major(batches, m, full ? m : k, A) : Tensor();
+  Tensor vh = vectors ? empty_column_major(batches, full ? n : k, n, A) : Tensor();
+  Tensor info = zeros({batches}, ScalarType::Int32, A.device());
+  backend(A.device()).svd(a, s, u, vh, info);
+  if (vectors && k == 0) {  // LAPACK leaves them unset; PyTorch's are the identity
+    u = column_major(eye(m, u.size(2), A.dtype(), A.device()), {batches});
+    vh = column_major(eye(vh.size(1), n, A.dtype(), A.device()), {batches});
+  }
+  check_infos("linalg.svd", info, !batch.empty(), [](int code) {
+    return "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "
+           "singular values (error code: " +
+           std::to_string(code) + ").";
+  });
+  Svd result{Tensor(), reshape(s, with_vector(batch, k)), Tensor()};
+  if (vectors) {
+    result.U = reshape(u, with_matrix(batch, m, u.size(2)));
+    result.Vh = reshape(vh, with_matrix(batch, vh.size(1), n));
+  }
+  // Saved once they are outputs, so that each keeps its place among them.
+  record.finish(result.U, result.S, result.Vh);
+  if (record) {
+    record->u_ = autograd::SavedTensor(result.U, true);
+    record->s_ = autograd::SavedTensor(result.S, true);
+    record->vh_ = autograd::SavedTensor(result.Vh, true);
+  }
+  if (!compute_uv) result.U = result.Vh = Tensor();
+  return result;
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrices) {
+  Svd r = svd("linalg.svd", A, full_matrices, true);
+  return {r.U, r.S, r.Vh};
+}
+
+Tensor linalg_svdvals(const Tensor& A) { return svd("linalg.svdvals", A, false, false).S; }
+
+std::pair<Tensor, Tensor> linalg_eigh(const Tensor& A, bool upper, bool compute_v) {
+  const char* op = compute_v ? "linalg.eigh" : "linalg.eigvalsh";
+  check_square(op, A);
+  autograd::Record<EighBackward> record({&A});
+  const bool vectors = compute_v || record;
+  const Shape batch = batch_shape(A);
+  const int64_t batches = count(batch), n = A.size(-1);
+  Tensor a = column_major(A, batch);
+  Tensor w = empty({batches, n}, A.dtype(), A.device());
+  Tensor info = zeros({batches}, ScalarType::Int32, A.device());
+  backend(A.device()).eigh(a, w, info, upper, vectors);
+  check_infos("linalg.eigh", info, !batch.empty(), [](int code) {
+    return "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "
+           "eigenvalues (error code: " +
+           std::to_string(code) + ").";
+  });
+  Tensor L = reshape(w, with_vector(batch, n));
+  Tensor V = vectors ? reshape(a, with_matrix(batch, n, n)) : Tensor();
+  record.finish(L, V);
+  if (record) {
+    record->l_ = autograd::SavedTensor(L, true);
+    record->v_ = autograd::SavedTensor(V, true);
+  }
+  return {L, compute_v ? V : Tensor()};
+}
+
+}  // namespace tp

@@ -1,0 +1,16 @@
+#pragma once
+// The public C++ API in one include: `#include <tensorplay/tensorplay.h>`, link tensorplay::tensorplay
+// (docs/cpp.md). Everything is in namespace tp, with PyTorch's names: tensors and their ops,
+// autograd, autocast (tp::AutocastGuard), the grad scaler's ops, generators, the profiler.
+
+#include "tensorplay/amp/autocast_state.h"
+#include "tensorplay/amp/grad_scaler.h"
+#include "tensorplay/autograd/engine.h"
+#include "tensorplay/autograd/grad_mode.h"
+#include "tensorplay/autograd/variable.h"
+#include "tensorplay/core/generator.h"
+#include "tensorplay/core/parallel.h"
+#include "tensorplay/core/tensor.h"
+#include "tensorplay/ops/ops.h"
+#include "tensorplay/ops/optim.h"
+#include "tensorplay/profiler/profiler.h"
