@@ -29,7 +29,7 @@ test-cpp:
 	@.venv/bin/ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 test-python:
-	@$(PY) -m pytest -q tests/python
+	@TP_BUILD_DIR=$(CURDIR)/$(BUILD) $(PY) -m pytest -q tests/python
 
 # The C++ and Python tests again, built with AddressSanitizer and UndefinedBehaviorSanitizer. The
 # sanitized module goes into a package of links to python/tensorplay, which Python finds first;
@@ -50,7 +50,7 @@ test-asan: test-asan-build
 	@UBSAN_OPTIONS=print_stacktrace=1 .venv/bin/ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
 	@rm -rf $(ASAN_PKG) && mkdir -p $(ASAN_PKG) && cp -rs $(CURDIR)/python/tensorplay $(ASAN_PKG)/
 	@rm -f $(ASAN_PKG)/tensorplay/_C*.so && cp $(ASAN_BUILD)/_C*.so $(ASAN_PKG)/tensorplay/
-	@PYTHONPATH=$(CURDIR)/$(ASAN_PKG) LD_PRELOAD="$(ASAN_RT)" \
+	@TP_BUILD_DIR=$(CURDIR)/$(ASAN_BUILD) PYTHONPATH=$(CURDIR)/$(ASAN_PKG) LD_PRELOAD="$(ASAN_RT)" \
 	    ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	    $(PY) -m pytest -q -p no:cacheprovider tests/python \
 	    --deselect tests/python/test_reliability_soak.py::test_resident_memory_stays_flat_after_warm_up

@@ -37,7 +37,7 @@ bool fusable(const Tensor& param, const Tensor& grad, const Tensor& buf) {
 
 }  // namespace
 
-void sgd_step(const TensorList& params, const TensorList& grads, TensorList& momentum_buffers, const SGDOptions& o) {
+void sgd_step(const TensorList& params, const TensorList& grads, TensorList& momentum_buffers, const SGDStepOptions& o) {
   check_lists("sgd", params, grads);
   NoGradGuard no_grad;
   momentum_buffers.resize(params.size());
@@ -66,7 +66,7 @@ void sgd_step(const TensorList& params, const TensorList& grads, TensorList& mom
 }
 
 void adam_step(const TensorList& params, const TensorList& grads, TensorList& exp_avgs, TensorList& exp_avg_sqs,
-               TensorList& max_exp_avg_sqs, const std::vector<int64_t>& steps, const AdamOptions& o) {
+               TensorList& max_exp_avg_sqs, const std::vector<int64_t>& steps, const AdamStepOptions& o) {
   check_lists("adam", params, grads);
   NoGradGuard no_grad;
   for (TensorList* state : {&exp_avgs, &exp_avg_sqs, &max_exp_avg_sqs}) state->resize(params.size());
@@ -94,7 +94,7 @@ void adam_step(const TensorList& params, const TensorList& grads, TensorList& ex
 }
 
 void rmsprop_step(const TensorList& params, const TensorList& grads, TensorList& square_avgs, TensorList& grad_avgs,
-                  TensorList& momentum_buffers, const RMSpropOptions& o) {
+                  TensorList& momentum_buffers, const RMSpropStepOptions& o) {
   check_lists("rmsprop", params, grads);
   NoGradGuard no_grad;
   for (TensorList* state : {&square_avgs, &grad_avgs, &momentum_buffers}) state->resize(params.size());
@@ -125,7 +125,7 @@ void rmsprop_step(const TensorList& params, const TensorList& grads, TensorList&
 }
 
 void adagrad_step(const TensorList& params, const TensorList& grads, TensorList& state_sums,
-                  const std::vector<int64_t>& steps, const AdagradOptions& o) {
+                  const std::vector<int64_t>& steps, const AdagradStepOptions& o) {
   check_lists("adagrad", params, grads);
   NoGradGuard no_grad;
   state_sums.resize(params.size());

@@ -7,34 +7,34 @@
 
 namespace tp::optim {
 
-struct SGDOptions {
+struct SGDStepOptions {
   double lr, momentum = 0, dampening = 0, weight_decay = 0;
   bool nesterov = false, maximize = false;
 };
 // momentum_buffers[i] belongs to params[i].
-void sgd_step(const TensorList& params, const TensorList& grads, TensorList& momentum_buffers, const SGDOptions& o);
+void sgd_step(const TensorList& params, const TensorList& grads, TensorList& momentum_buffers, const SGDStepOptions& o);
 
-struct AdamOptions {
+struct AdamStepOptions {
   double lr = 1e-3, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 0;
   bool amsgrad = false, maximize = false;
   bool decoupled_weight_decay = false;  // AdamW
 };
 // steps[i] counts the updates params[i] has had (including this one).
 void adam_step(const TensorList& params, const TensorList& grads, TensorList& exp_avgs, TensorList& exp_avg_sqs,
-               TensorList& max_exp_avg_sqs, const std::vector<int64_t>& steps, const AdamOptions& o);
+               TensorList& max_exp_avg_sqs, const std::vector<int64_t>& steps, const AdamStepOptions& o);
 
-struct RMSpropOptions {
+struct RMSpropStepOptions {
   double lr = 1e-2, alpha = 0.99, eps = 1e-8, weight_decay = 0, momentum = 0;
   bool centered = false, maximize = false;
 };
 void rmsprop_step(const TensorList& params, const TensorList& grads, TensorList& square_avgs, TensorList& grad_avgs,
-                  TensorList& momentum_buffers, const RMSpropOptions& o);
+                  TensorList& momentum_buffers, const RMSpropStepOptions& o);
 
-struct AdagradOptions {
+struct AdagradStepOptions {
   double lr = 1e-2, lr_decay = 0, weight_decay = 0, eps = 1e-10;
   bool maximize = false;
 };
 void adagrad_step(const TensorList& params, const TensorList& grads, TensorList& state_sums,
-                  const std::vector<int64_t>& steps, const AdagradOptions& o);
+                  const std::vector<int64_t>& steps, const AdagradStepOptions& o);
 
 }  // namespace tp::optim
