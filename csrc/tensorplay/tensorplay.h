@@ -2,7 +2,8 @@
 // The public C++ API in one include: `#include <tensorplay/tensorplay.h>`, link tensorplay::tensorplay
 // (docs/cpp.md). Everything is in namespace tp, with PyTorch's names: tensors and their ops,
 // autograd, autocast (tp::AutocastGuard), the grad scaler's ops, generators, the profiler; and
-// LibTorch's front end over them: tp::nn modules and functional, tp::optim optimizers.
+// LibTorch's front end over them: tp::nn modules and functional, tp::optim optimizers; and
+// safetensors files, which Python reads and writes too.
 
 #include "tensorplay/amp/autocast_state.h"
 #include "tensorplay/amp/grad_scaler.h"
@@ -26,3 +27,4 @@
 #include "tensorplay/optim/adam.h"
 #include "tensorplay/optim/sgd.h"
 #include "tensorplay/profiler/profiler.h"
+#include "tensorplay/serialize/safetensors.h"

@@ -3,6 +3,8 @@
 //
 //   frontend_parity modules      the modules' initial state, outputs and gradients
 //   frontend_parity train OPT    an MLP's parameters after 5 steps of OPT (sgd, adam or adamw)
+//   frontend_parity save PATH    saves the MLP's initial state dict to PATH (safetensors)
+//   frontend_parity load PATH    loads the MLP's state from PATH and prints it and an output
 //
 // Each tensor is printed as one line: name, then its shape, then its values (float64, %.17g).
 
@@ -63,11 +65,27 @@ static int modules() {
   return 0;
 }
 
+// Braces: the layers are built (and draw their weights) left to right, as in Python; the order of
+// a parenthesised call's arguments is unspecified.
+static nn::Sequential mlp() { return nn::Sequential{nn::Linear(4, 8), nn::Functional(tp::tanh), nn::Linear(8, 3)}; }
+
+static int save(const char* path) {
+  manual_seed(0);
+  save_safetensors(mlp()->state_dict(), path);
+  return 0;
+}
+
+static int load(const char* path) {
+  nn::Sequential model = mlp();
+  model->load_state_dict(load_safetensors(path));
+  print_state("loaded.", *model);
+  print("output", model(ones({2, 4})));
+  return 0;
+}
+
 static int train(const char* which) {
   manual_seed(0);
-  // Braces: the layers are built (and draw their weights) left to right, as in Python; the order of
-  // a parenthesised call's arguments is unspecified.
-  nn::Sequential model{nn::Linear(4, 8), nn::Functional(tp::tanh), nn::Linear(8, 3)};
+  nn::Sequential model = mlp();
   Tensor inputs = randn({16, 4});
   Tensor targets = randint(0, 3, {16});
   print_state("initial.", *model);
@@ -96,10 +114,12 @@ int main(int argc, char** argv) {
   try {
     if (argc == 2 && std::strcmp(argv[1], "modules") == 0) return modules();
     if (argc == 3 && std::strcmp(argv[1], "train") == 0) return train(argv[2]);
+    if (argc == 3 && std::strcmp(argv[1], "save") == 0) return save(argv[2]);
+    if (argc == 3 && std::strcmp(argv[1], "load") == 0) return load(argv[2]);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 1;
   }
-  std::fprintf(stderr, "usage: frontend_parity modules | train sgd|adam|adamw\n");
+  std::fprintf(stderr, "usage: frontend_parity modules | train sgd|adam|adamw | save PATH | load PATH\n");
   return 2;
 }

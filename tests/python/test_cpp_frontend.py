@@ -137,3 +137,31 @@ def test_optimizers_follow_python_trajectories(name):
             check(cpp, f"loss.{step}", loss)
         for key, value in m.state_dict().items():
             (check_equal if lib is tp else check_close)(cpp, "final." + key, value)
+
+
+def mlp(lib):
+    return lib.nn.Sequential(lib.nn.Linear(4, 8), lib.nn.Tanh(), lib.nn.Linear(8, 3))
+
+
+def test_a_state_saved_in_cpp_loads_in_python(tmp_path):
+    path = tmp_path / "mlp.safetensors"
+    run_program("save", str(path))
+    tp.manual_seed(0)
+    expected = mlp(tp).state_dict()
+    for loaded in (tp.serialization.load_file(path), tp.load(path)):
+        assert list(loaded) == list(expected)
+        for key, value in expected.items():
+            assert loaded[key].dtype == value.dtype and tp.equal(loaded[key], value), key
+    model = mlp(tp)
+    model.load_state_dict(tp.serialization.load_file(path))  # into a module, as a user would
+
+
+def test_a_state_saved_in_python_loads_in_cpp(tmp_path):
+    path = tmp_path / "mlp.safetensors"
+    tp.manual_seed(1)
+    model = mlp(tp)
+    tp.serialization.save_file(model.state_dict(), path)
+    cpp = run_program("load", str(path))
+    for key, value in model.state_dict().items():
+        check_equal(cpp, "loaded." + key, value)
+    check_equal(cpp, "output", model(tp.ones(2, 4)))
