@@ -1,109 +1,51 @@
-// Tensor.__getitem__ and __setitem__: Python's indexing syntax turned into ops. Ints, slices,
-// None and Ellipsis become views (select, slice, unsqueeze); tensors, lists and bools become
-// advanced indexing (tp::index / tp::index_put_), as in PyTorch.
+// Tensor.__getitem__ and __setitem__: Python's index turned into the items of a C++ index
+// (ops/tensor_indexing.h), which Tensor::index and Tensor::index_put_ apply as LibTorch's do.
 
+#include "tensorplay/ops/tensor_indexing.h"
 #include "bindings.h"
 
 namespace tp::python {
 
 namespace {
 
-nb::object& g_tensor_factory = persistent();  // tensorplay.tensor, for lists used as indices
+using indexing::TensorIndex;
 
-struct ParsedIndex {
-  Tensor view;                                   // after the basic (view) indexing
-  std::vector<std::optional<Tensor>> advanced;   // index tensors by dim of `view`
-};
+nb::object& g_tensor_factory = persistent();  // tensorplay.tensor, for lists used as indices
 
 bool is_int(nb::handle h) { return PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr()); }
 
-// A 0-dim integer tensor indexes like the int it holds (giving a view), as in PyTorch.
-bool is_int_tensor_scalar(nb::handle h) {
-  if (!is_tensor(h)) return false;
-  const Tensor& t = unwrap(h);
-  return t.dim() == 0 && is_integral(t.dtype(), false);
-}
-
-// How many dims of the tensor an index item consumes.
-int64_t dims_consumed(nb::handle item) {
-  if (item.is_none() || item.ptr() == Py_Ellipsis || PyBool_Check(item.ptr())) return 0;
-  if (is_tensor(item)) {
-    const Tensor& t = unwrap(item);
-    if (t.dtype() == ScalarType::Bool || t.dtype() == ScalarType::UInt8) return t.dim();
+TensorIndex to_index_item(nb::handle item) {
+  if (is_int(item)) return nb::cast<int64_t>(item);
+  if (PySlice_Check(item.ptr())) {
+    Py_ssize_t start, stop, step;
+    if (PySlice_Unpack(item.ptr(), &start, &stop, &step) < 0) throw nb::python_error();
+    return indexing::Slice(start, stop, step);
   }
-  return 1;
+  if (item.is_none()) return indexing::None;
+  if (item.ptr() == Py_Ellipsis) return indexing::Ellipsis;
+  if (PyBool_Check(item.ptr())) return item.ptr() == Py_True;
+  return is_tensor(item) ? unwrap(item) : nb::cast<Tensor>(g_tensor_factory(item));
 }
 
-ParsedIndex parse_index(const Tensor& self, nb::handle index) {
-  std::vector<nb::handle> items;
+std::vector<TensorIndex> to_index_items(nb::handle index) {
+  std::vector<TensorIndex> items;
   if (nb::isinstance<nb::tuple>(index)) {
-    for (nb::handle h : nb::borrow<nb::tuple>(index)) items.push_back(h);
+    for (nb::handle h : nb::borrow<nb::tuple>(index)) items.push_back(to_index_item(h));
   } else {
-    items.push_back(index);
+    items.push_back(to_index_item(index));
   }
-  int64_t consumed = 0, ellipses = 0;
-  for (nb::handle item : items) {
-    consumed += dims_consumed(item);
-    ellipses += item.ptr() == Py_Ellipsis;
-  }
-  TP_CHECK_INDEX(ellipses <= 1, "an index can only have a single ellipsis ('...')");
-  TP_CHECK_INDEX(consumed <= self.dim(), "too many indices for tensor of dimension ", self.dim());
-
-  ParsedIndex parsed{self, {}};
-  Tensor& v = parsed.view;
-  int64_t dim = 0;
-  auto record = [&](int64_t at, Tensor t) {
-    if (static_cast<int64_t>(parsed.advanced.size()) <= at) parsed.advanced.resize(at + 1);
-    parsed.advanced[at] = std::move(t);
-  };
-  for (nb::handle item : items) {
-    if (is_int(item) || is_int_tensor_scalar(item)) {
-      int64_t i = is_int(item) ? nb::cast<int64_t>(item) : unwrap(item).item<int64_t>();
-      int64_t size = v.size(dim);
-      TP_CHECK_INDEX(i >= -size && i < size, "index ", i, " is out of bounds for dimension ", dim, " with size ", size);
-      v = select(v, dim, i);
-    } else if (PySlice_Check(item.ptr())) {
-      Py_ssize_t start, stop, step;
-      if (PySlice_Unpack(item.ptr(), &start, &stop, &step) < 0) throw nb::python_error();
-      TP_CHECK_VALUE(step > 0, "step must be greater than zero");
-      v = slice(v, dim, start, stop, step);
-      ++dim;
-    } else if (item.is_none()) {
-      v = unsqueeze(v, dim++);
-    } else if (item.ptr() == Py_Ellipsis) {
-      dim += self.dim() - consumed;
-    } else if (PyBool_Check(item.ptr())) {
-      v = unsqueeze(v, dim);
-      record(dim++, item.ptr() == Py_True ? zeros({1}, ScalarType::Int64) : empty({0}, ScalarType::Int64));
-    } else {
-      Tensor t = is_tensor(item) ? unwrap(item) : nb::cast<Tensor>(g_tensor_factory(item));
-      if (t.dim() == 0 && t.dtype() == ScalarType::Bool) {
-        v = unsqueeze(v, dim);
-        record(dim++, t.item<bool>() ? zeros({1}, ScalarType::Int64) : empty({0}, ScalarType::Int64));
-      } else if (t.dtype() == ScalarType::Bool || t.dtype() == ScalarType::UInt8) {
-        record(dim, t);
-        dim += t.dim();
-      } else {
-        record(dim++, t);
-      }
-    }
-  }
-  return parsed;
+  return items;
 }
 
-// The one index tensor of a parsed index, when it is a bool mask and the only advanced index.
-const Tensor* single_mask(const ParsedIndex& parsed) {
-  const Tensor* mask = nullptr;
-  for (const auto& index : parsed.advanced) {
-    if (!index) continue;
-    if (mask || (index->dtype() != ScalarType::Bool && index->dtype() != ScalarType::UInt8)) return nullptr;
-    mask = &*index;
-  }
-  return mask;
+// Basic indexing only makes views, cheaper than releasing the GIL; advanced indexing copies.
+bool has_advanced(const std::vector<TensorIndex>& items) {
+  for (const TensorIndex& item : items)
+    if (item.is_tensor() || item.is_boolean()) return true;
+  return false;
 }
 
 Tensor getitem(const Tensor& self, nb::handle index) {
-  if (is_int(index)) {  // the common case, without building a parse
+  if (is_int(index)) {  // the common case, without building the items
     int64_t i = nb::cast<int64_t>(index);
     TP_CHECK_INDEX(self.dim() > 0, "invalid index of a 0-dim tensor. Use `tensor.item()` to convert a 0-dim tensor "
                    "to a number");
@@ -111,35 +53,22 @@ Tensor getitem(const Tensor& self, nb::handle index) {
                    self.size(0));
     return select(self, 0, i);
   }
-  ParsedIndex parsed = parse_index(self, index);
-  if (parsed.advanced.empty()) return parsed.view;
+  std::vector<TensorIndex> items = to_index_items(index);
+  if (!has_advanced(items)) return self.index(items);
   nb::gil_scoped_release released;
-  return tp::index(parsed.view, parsed.advanced);
+  return self.index(items);
 }
 
 void setitem(Tensor& self, nb::handle index, nb::handle value) {
-  ParsedIndex parsed = parse_index(self, index);
-  Tensor& target = parsed.view;
-  Tensor source = is_tensor(value) ? unwrap(value)
-                                   : scalar_tensor(nb::cast<Scalar>(value), self.dtype(), self.device());
-  // Leading size-1 dims of the value are dropped, so x[0] = ones(1, 3) fills a row.
-  while (source.dim() > 0 && source.size(0) == 1 && source.dim() > target.dim()) source = squeeze(source, {0});
-  nb::gil_scoped_release released;
-  if (parsed.advanced.empty()) {
-    copy_(target, source);
-  } else if (const Tensor* mask = single_mask(parsed); mask && source.numel() == 1) {
-    // x[mask] = v with one value fills, converting v's dtype as PyTorch does; index_put_ would not.
-    int64_t at = static_cast<int64_t>(parsed.advanced.size()) - 1;
-    for (int64_t k = 0; k < mask->dim(); ++k)
-      TP_CHECK_INDEX(at + k < target.dim() && mask->size(k) == target.size(at + k), "The shape of the mask ",
-                     to_string(mask->sizes()), " at index ", k, " does not match the shape of the indexed tensor ",
-                     to_string(target.sizes()), " at index ", at + k);
-    Shape aligned(at, 1);
-    aligned.insert(aligned.end(), mask->sizes().begin(), mask->sizes().end());
-    aligned.resize(target.dim(), 1);
-    masked_fill_(target, to(reshape(*mask, aligned), ScalarType::Bool), to(reshape(source, {}), target.dtype()));
+  std::vector<TensorIndex> items = to_index_items(index);
+  if (is_tensor(value)) {
+    Tensor source = unwrap(value);
+    nb::gil_scoped_release released;
+    self.index_put_(items, source);
   } else {
-    index_put_(target, parsed.advanced, source);
+    Scalar source = nb::cast<Scalar>(value);
+    nb::gil_scoped_release released;
+    self.index_put_(items, source);
   }
 }
 

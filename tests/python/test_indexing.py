@@ -227,6 +227,17 @@ def test_bad_getitem_raises_like_torch(index):
     assert type(ours.value) is type(theirs.value), f"torch: {theirs.value!r}, tensorplay: {ours.value!r}"
 
 
+@pytest.mark.parametrize("index", ["0, 5", "..., 9", "None, 5", "0, None, 7", "True, 0, 9", "None, ..., -9",
+                                   "T([0]), 7", ":, :, 4"])
+def test_out_of_range_integer_is_reported_as_torch_reports_it(index):
+    # PyTorch names the item's position in the index, not a dim of the tensor or of the view.
+    with pytest.raises(IndexError) as theirs:
+        evaluate(f"x[{index}]", torch, base(torch, SHAPE_3D))
+    with pytest.raises(IndexError) as ours:
+        evaluate(f"x[{index}]", tp, base(tp, SHAPE_3D))
+    assert str(ours.value) == str(theirs.value)
+
+
 @pytest.mark.parametrize("index", ["2", "0, 5", "T([2])", "0, 0, 0, 0", "T([True, False, True])", "::-1"])
 def test_bad_setitem_raises_like_torch(index):
     with pytest.raises(Exception) as theirs:

@@ -13,6 +13,9 @@ namespace tp {
 
 class Tensor;
 using TensorList = std::vector<Tensor>;
+namespace indexing {
+class TensorIndex;
+}
 
 class Tensor {
  public:
@@ -72,6 +75,14 @@ class Tensor {
   Tensor to(ScalarType dtype) const;
   Tensor view(IntArrayRef sizes) const;
   Tensor reshape(IntArrayRef sizes) const;
+
+  // Indexing as LibTorch writes it, t.index({Slice(), 0}) for Python's t[:, 0]. The items, and these
+  // methods, are defined in ops/tensor_indexing.h/.cpp (tensorplay.h includes them), so that core
+  // does not depend on ops.
+  Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
+  // t[indices] = value in place, value broadcast (a number takes t's dtype); returns t.
+  const Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& value) const;
+  const Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Scalar& value) const;
 
  private:
   intrusive_ptr<TensorImpl> impl_;
