@@ -11,6 +11,7 @@
 #include "tensorplay/cpu/float32_math.h"
 #include "tensorplay/cpu/simd/capability.h"
 #include "tensorplay/cpu/simd/simd.h"
+#include "tensorplay/ops/print.h"
 
 namespace tp::python {
 
@@ -134,6 +135,17 @@ void init_tensor(nb::module_& m) {
   }, "ops"_a, "precision"_a);
   m.def("_set_streamed_bytes", &cpu::simd::set_streamed_bytes, "bytes"_a);
   m.def("_cpu_empty_cache", &cpu_empty_cache);
+  // repr(tensor) is the C++ printer's (ops/print.h), with the print options C++'s << uses too.
+  m.def("_tensor_repr", [](const Tensor& t) { return to_string(t); }, release_gil());
+  m.def("_set_printoptions",
+        [](int64_t precision, double threshold, int64_t edgeitems, int64_t linewidth, std::optional<bool> sci_mode) {
+          set_printoptions({precision, threshold, edgeitems, linewidth, sci_mode});
+        },
+        "precision"_a, "threshold"_a, "edgeitems"_a, "linewidth"_a, "sci_mode"_a.none());
+  m.def("_get_printoptions", [] {
+    const PrintOptions o = get_printoptions();
+    return std::make_tuple(o.precision, o.threshold, o.edgeitems, o.linewidth, o.sci_mode);
+  });
 
   // tensorplay.Tensor(2, 3) and Tensor([1, 2]), PyTorch's legacy constructor: __new__ hands its
   // arguments to the Python function that builds the tensor (tensorplay/_legacy_constructors.py).

@@ -1,6 +1,6 @@
-// Tensor printing: python/tensorplay/_tensor_str.py in C++, function for function (Formatter,
-// summarized, vector_str, tensor_str, add_suffixes, to_string), so that C++ and Python print alike.
-// A change to the layout is made in both.
+// Tensor printing in PyTorch's layout: Formatter (the width and notation of the values shown),
+// summarized, vector_str, tensor_str, add_suffixes, to_string. Python's repr(tensor) is this code too
+// (python/tensorplay/_tensor_str.py calls to_string), so the layout lives in one place.
 
 #include "tensorplay/ops/print.h"
 

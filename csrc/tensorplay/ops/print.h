@@ -1,7 +1,7 @@
 #pragma once
 // Printing tensors as Python's repr prints them, which is PyTorch's layout: tensor([1., 2.]),
 // with the dtype, device and autograd suffixes and the summary of large tensors. The options are
-// those of Python's tensorplay.set_printoptions, kept apart from Python's (C++ code sets its own).
+// those of Python's tensorplay.set_printoptions, one setting for both languages.
 
 #include <cstdint>
 #include <iosfwd>
