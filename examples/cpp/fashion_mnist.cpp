@@ -107,7 +107,7 @@ double evaluate(Net& model, const Tensor& images, const Tensor& labels, bool use
   for (int64_t start = 0; start < images.size(0); start += 1000) {
     const int64_t n = std::min<int64_t>(1000, images.size(0) - start);
     Tensor predicted = argmax(model(narrow(images, 0, start, n)), 1);
-    correct += sum(eq(predicted, narrow(labels, 0, start, n))).item<int64_t>();
+    correct += sum(predicted == narrow(labels, 0, start, n)).item<int64_t>();
   }
   model->train();
   return double(correct) / double(images.size(0));

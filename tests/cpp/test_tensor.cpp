@@ -86,3 +86,24 @@ TEST(Ops, ErrorsNameTheOp) {
 
 }  // namespace
 }  // namespace tp
+
+namespace tp {
+
+TEST(Factory, TensorFromValuesTakesPythonsDtypes) {
+  Tensor f = tensor({1.5, -2.0});
+  EXPECT_EQ(f.dtype(), ScalarType::Float32);  // the default dtype, as torch.tensor([1.5, -2.0])
+  EXPECT_EQ(f.numel(), 2);
+  EXPECT_FLOAT_EQ(f.data_ptr<float>()[1], -2.0f);
+  Tensor i = tensor({3, 1, 2});
+  EXPECT_EQ(i.dtype(), ScalarType::Int64);
+  EXPECT_EQ(i.data_ptr<int64_t>()[2], 2);
+  EXPECT_EQ(tensor({true, false}).dtype(), ScalarType::Bool);
+  Tensor exact = tensor({int64_t{1} << 62}, ScalarType::Int64);  // integers are not rounded through doubles
+  EXPECT_EQ(exact.data_ptr<int64_t>()[0], int64_t{1} << 62);
+  EXPECT_EQ(tensor({1, 2}, ScalarType::Float64).dtype(), ScalarType::Float64);
+  Tensor empty_list = tensor(std::span<const Scalar>());
+  EXPECT_EQ(empty_list.dtype(), ScalarType::Float32);
+  EXPECT_EQ(empty_list.numel(), 0);
+}
+
+}  // namespace tp

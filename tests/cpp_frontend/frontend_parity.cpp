@@ -43,9 +43,7 @@ static int modules() {
   print_state("embedding.", *embedding);
 
   Tensor images = randn({2, 2, 6, 6});
-  Tensor ids = empty({3}, ScalarType::Int64);
-  const int64_t id_values[] = {1, 2, 6};  // 2 is the padding row
-  std::memcpy(ids.data_ptr<int64_t>(), id_values, sizeof id_values);
+  Tensor ids = tensor({1, 2, 6});  // 2 is the padding row
   Tensor x = flatten(features(images), 1);
   Tensor y = norm(head(x));
   Tensor e = embedding(ids);

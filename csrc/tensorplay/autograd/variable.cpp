@@ -82,6 +82,15 @@ void set_grad(const Tensor& t, const Tensor& g) {
   m.grad = g;
 }
 
+void zero_grad(const Tensor& t, bool set_to_none) {
+  Tensor g = grad(t);
+  if (!g.defined()) return;
+  if (set_to_none)
+    set_grad(t, Tensor());
+  else
+    zero_(g.detach());
+}
+
 Edge gradient_edge(const Tensor& t) {
   AutogradMeta* m = meta_with_view_history(t);
   if (!m) return {};

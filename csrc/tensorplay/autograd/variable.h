@@ -17,6 +17,9 @@ bool is_leaf(const Tensor& t);
 std::shared_ptr<Node> grad_fn(const Tensor& t);
 Tensor grad(const Tensor& t);
 void set_grad(const Tensor& t, const Tensor& grad);
+// What Module.zero_grad and Optimizer.zero_grad do to each parameter: drop its grad (set_to_none)
+// or zero it in place, detached from any graph that computed it.
+void zero_grad(const Tensor& t, bool set_to_none);
 
 // Where the gradient of t goes: its grad_fn's output, the AccumulateGrad of a leaf that requires
 // grad, or nowhere.

@@ -182,14 +182,7 @@ void Module::to(Device device) {
 }
 
 void Module::zero_grad(bool set_to_none) {
-  for (const Tensor& p : parameters()) {
-    Tensor g = p.grad();
-    if (!g.defined()) continue;
-    if (set_to_none)
-      autograd::set_grad(p, Tensor());
-    else
-      zero_(g.detach());
-  }
+  for (const Tensor& p : parameters()) autograd::zero_grad(p, set_to_none);
 }
 
 }  // namespace tp::nn

@@ -121,6 +121,22 @@ Tensor scalar_tensor(const Scalar& value, OptionalDType dtype, Device device) {
   return out;
 }
 
+Tensor tensor(std::span<const Scalar> values, OptionalDType dtype, Device device) {
+  ResultType type;
+  for (const Scalar& v : values) type.add(v);
+  const ScalarType target = dtype.value_or(values.empty() ? get_default_dtype() : type.get());
+  // Integers are written as int64 and floats as float64, each exactly, then converted once.
+  const bool floating = is_floating_point(target) || is_complex(target);
+  Tensor out = empty({static_cast<int64_t>(values.size())}, floating ? ScalarType::Float64 : ScalarType::Int64);
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (floating)
+      out.data_ptr<double>()[i] = values[i].to_double();
+    else
+      out.data_ptr<int64_t>()[i] = values[i].to<int64_t>();
+  }
+  return to(out, device, target);
+}
+
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, OptionalDType dtype, Device device) {
   TP_OP_SPAN(arange, start, end, step);
   bool floating = start.is_floating_point() || end.is_floating_point() || step.is_floating_point();

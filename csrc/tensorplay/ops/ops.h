@@ -4,9 +4,12 @@
 // binary, reduce, linalg.
 
 #include <array>
+#include <initializer_list>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -35,6 +38,15 @@ Tensor ones_like(const Tensor& t, OptionalDType dtype = {}, std::optional<Device
 Tensor full_like(const Tensor& t, const Scalar& value, OptionalDType dtype = {}, std::optional<Device> device = {});
 // A 0-dim tensor holding a number.
 Tensor scalar_tensor(const Scalar& value, OptionalDType dtype = {}, Device device = {});
+// A 1-D tensor of the values, as torch.tensor([...]): floating-point values make the default dtype,
+// integers int64 and bools bool, unless dtype is given. `tensor({1.5, 2.0})`, `tensor({0, 2, 1})`.
+Tensor tensor(std::span<const Scalar> values, OptionalDType dtype = {}, Device device = {});
+template <typename T>
+  requires std::is_arithmetic_v<T>
+Tensor tensor(std::initializer_list<T> values, OptionalDType dtype = {}, Device device = {}) {
+  const std::vector<Scalar> scalars(values.begin(), values.end());
+  return tensor(std::span<const Scalar>(scalars), dtype, device);
+}
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step = 1, OptionalDType dtype = {},
               Device device = {});
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, OptionalDType dtype = {}, Device device = {});

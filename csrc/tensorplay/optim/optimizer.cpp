@@ -14,14 +14,7 @@ Optimizer::Optimizer(std::vector<Tensor> params) : params_(std::move(params)) {
 }
 
 void Optimizer::zero_grad(bool set_to_none) {
-  for (const Tensor& p : params_) {
-    Tensor g = p.grad();
-    if (!g.defined()) continue;
-    if (set_to_none)
-      autograd::set_grad(p, Tensor());
-    else
-      zero_(g.detach());
-  }
+  for (const Tensor& p : params_) autograd::zero_grad(p, set_to_none);
 }
 
 std::vector<size_t> Optimizer::with_grads() const {
