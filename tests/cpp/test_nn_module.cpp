@@ -172,3 +172,14 @@ TEST(Optim, ParametersWithoutGradientsAreLeftAlone) {
   EXPECT_TRUE(equal(unused->weight, before));
   EXPECT_FALSE(equal(used->weight, used_before));
 }
+
+TEST(NnModule, ToDeviceMovesEveryTensorUnderTheSameHandles) {
+  Net net;
+  const Tensor scale = net->scale;
+  net->to(Device(DeviceType::Meta));
+  for (const auto& [key, t] : net->state_dict()) EXPECT_TRUE(t.device().is_meta()) << key;
+  EXPECT_TRUE(scale.device().is_meta());
+  EXPECT_TRUE(scale.requires_grad());
+  // As in Python (and PyTorch): a meta tensor has no values to bring back.
+  EXPECT_EQ(kind_of([&] { net->to(Device(DeviceType::CPU)); }), ErrorKind::NotImplemented);
+}
