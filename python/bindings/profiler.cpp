@@ -19,8 +19,8 @@ void init_profiler(nb::module_& m) {
       },
       "record_shapes"_a, "profile_memory"_a);
   p.def("is_enabled", &profiler::is_enabled);
-  // Each span as (name, start_ns, end_ns, thread, parent, input_shapes, input_dtypes, self_memory,
-  // autocast_dtype or None, autocast_casts, user_range).
+  // Each span as (name, start_ns, end_ns, thread, parent, input_shapes, input_dtypes, input_concrete,
+  // self_memory, autocast_dtype or None, autocast_casts, user_range).
   p.def("stop", [] {
     std::vector<profiler::Event> events;
     {
@@ -31,7 +31,7 @@ void init_profiler(nb::module_& m) {
     for (const profiler::Event& e : events) {
       nb::object autocast = e.autocast_dtype ? nb::cast(std::string(name(*e.autocast_dtype))) : nb::none();
       out.append(nb::make_tuple(e.name, e.start_ns, e.end_ns, e.thread, e.parent, e.input_shapes, e.input_dtypes,
-                                e.self_memory, autocast, e.autocast_casts, e.user_range));
+                                e.input_concrete, e.self_memory, autocast, e.autocast_casts, e.user_range));
     }
     return out;
   });

@@ -294,3 +294,44 @@ def test_the_execution_trace_is_the_graph_of_the_ops_run(tmp_path):
         assert node["ctrl_deps"] in nodes
     with pytest.raises(RuntimeError, match="register_callback"):
         tp.profiler.ExecutionTraceObserver().start()
+
+
+def flops_program(lib):
+    """Each op PyTorch counts FLOPs for, with broadcasting, a strided, padded, dilated, grouped
+    convolution, and linear and matmul (which count through addmm and bmm)."""
+    lib.manual_seed(0)
+    a, b = lib.randn(16, 1), lib.randn(16, 64)
+    c, d = lib.randn(4, 5), lib.randn(5, 3)
+    image, weight = lib.randn(2, 4, 9, 7), lib.randn(8, 2, 3, 3)
+    x3, y3 = lib.randn(2, 4, 5), lib.randn(2, 5, 3)
+    linear = lib.nn.Linear(5, 3)
+    with lib.profiler.profile(with_flops=True) as prof:
+        a + b
+        b + a
+        a * b
+        lib.nn.functional.conv2d(image, weight, None, (2, 1), (0, 2), (2, 1), 2)
+        lib.addmm(lib.zeros(3), c, d)
+        lib.baddbmm(lib.zeros(2, 4, 3), x3, y3)
+        lib.mm(c, d)
+        lib.matmul(x3, y3)
+        linear(c)
+    return prof
+
+
+def test_with_flops_counts_what_pytorch_counts():
+    ours, theirs = flops_program(tp), flops_program(torch)
+    counted = {e.key: e.flops for e in theirs.key_averages() if e.flops}
+    assert {e.key: e.flops for e in ours.key_averages() if e.flops} == counted
+    assert counted["aten::conv2d"] == 15552  # the formula's test: strides, padding, dilation, groups
+    assert "Total FLOPs" in ours.key_averages().table()
+    # The inputs were recorded for the counts only: without record_shapes the events keep none.
+    assert all(e.input_shapes == [] for e in ours.events())
+
+
+def test_concrete_inputs_are_pytorchs():
+    image, weight = tp.randn(2, 4, 9, 7), tp.randn(8, 2, 3, 3)
+    with profile(record_shapes=True) as prof:
+        tp.nn.functional.conv2d(image, weight, None, (2, 1), (0, 2), (2, 1), 2)
+    conv = next(e for e in prof.events() if e.name == "aten::conv2d")
+    assert conv.concrete_inputs == [None, None, None, [2, 1], [0, 2], [2, 1], 2]
+    assert conv.flops == 0  # counted only with with_flops

@@ -6,9 +6,12 @@
 // for the op's body, named as PyTorch's profiler names ops ("aten::mm"), with its inputs' shapes and
 // dtypes when the profile records shapes.
 
+#include <cmath>
+#include <iomanip>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <type_traits>
 
 #include "tensorplay/amp/autocast.h"
 #include "tensorplay/core/tensor.h"
@@ -18,48 +21,80 @@ namespace tp::profiler {
 
 namespace detail {
 
-inline void describe(std::ostringstream& shapes, std::ostringstream& dtypes, const Tensor& t) {
-  shapes << '[';
-  for (int64_t d = 0; d < t.dim(); ++d) shapes << (d ? ", " : "") << t.size(d);
-  shapes << ']';
-  dtypes << name(t.dtype());
+// Each input adds its shape (a tensor's sizes, else []), its dtype, and its concrete value: an
+// int, a float, a bool or a list of ints as JSON, null for tensors and anything else, as PyTorch's
+// FunctionEvent.concrete_inputs (with_flops reads a convolution's strides and padding there).
+struct Inputs {
+  std::ostringstream shapes, dtypes, concrete;
+};
+
+inline void describe(Inputs& in, const Tensor& t) {
+  in.shapes << '[';
+  for (int64_t d = 0; d < t.dim(); ++d) in.shapes << (d ? ", " : "") << t.size(d);
+  in.shapes << ']';
+  in.dtypes << name(t.dtype());
+  in.concrete << "null";
 }
-inline void describe(std::ostringstream& shapes, std::ostringstream& dtypes, const std::optional<Tensor>& t) {
-  if (t) return describe(shapes, dtypes, *t);
-  shapes << "[]";
+inline void describe(Inputs& in, const std::optional<Tensor>& t) {
+  if (t) return describe(in, *t);
+  in.shapes << "[]";
+  in.concrete << "null";
 }
-inline void describe(std::ostringstream& shapes, std::ostringstream& dtypes, const TensorList& ts) {
-  shapes << '[';
-  dtypes << "TensorList";
+inline void describe(Inputs& in, const TensorList& ts) {
+  in.shapes << '[';
+  in.dtypes << "TensorList";
   for (size_t i = 0; i < ts.size(); ++i) {
-    if (i) shapes << ", ";
-    std::ostringstream ignored;
-    describe(shapes, ignored, ts[i]);
+    in.shapes << (i ? ", " : "") << '[';
+    for (int64_t d = 0; d < ts[i].dim(); ++d) in.shapes << (d ? ", " : "") << ts[i].size(d);
+    in.shapes << ']';
   }
-  shapes << ']';
+  in.shapes << ']';
+  in.concrete << "null";
 }
-inline void describe(std::ostringstream& shapes, std::ostringstream& dtypes, const Scalar&) {
-  shapes << "[]";
-  dtypes << "Scalar";
+inline void describe(Inputs& in, const Scalar&) {
+  in.shapes << "[]";
+  in.dtypes << "Scalar";
+  in.concrete << "null";
 }
-// Any other argument (an int, a dim list, a mode): PyTorch's profiler shows it as [] too.
+// Any other argument (an int, a dim list, a mode): PyTorch's profiler shows its shape as [] too.
 template <class T>
-void describe(std::ostringstream& shapes, std::ostringstream&, const T&) {
-  shapes << "[]";
+void describe(Inputs& in, const T& value) {
+  in.shapes << "[]";
+  if constexpr (std::is_same_v<T, bool>) {
+    in.concrete << (value ? "true" : "false");
+  } else if constexpr (std::is_integral_v<T>) {
+    in.concrete << static_cast<int64_t>(value);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (std::isfinite(value))
+      in.concrete << std::setprecision(17) << static_cast<double>(value);
+    else
+      in.concrete << "null";  // JSON has no inf or nan
+  } else if constexpr (std::is_convertible_v<const T&, IntArrayRef>) {
+    const IntArrayRef values = value;
+    in.concrete << '[';
+    for (size_t i = 0; i < values.size(); ++i) in.concrete << (i ? ", " : "") << values[i];
+    in.concrete << ']';
+  } else {
+    in.concrete << "null";
+  }
 }
 
 }  // namespace detail
 
 template <class... Args>
 void describe_inputs(Span& span, const Args&... args) {
-  std::ostringstream shapes, dtypes;
-  shapes << '[';
-  dtypes << '[';
+  detail::Inputs in;
+  in.shapes << '[';
+  in.dtypes << '[';
+  in.concrete << '[';
   int i = 0;
-  ((shapes << (i ? ", " : ""), dtypes << (i++ ? ", " : ""), detail::describe(shapes, dtypes, args)), ...);
-  shapes << ']';
-  dtypes << ']';
-  span.set_inputs(shapes.str(), dtypes.str());
+  ((in.shapes << (i ? ", " : ""), in.concrete << (i ? ", " : ""), in.dtypes << (i++ ? ", " : ""),
+    detail::describe(in, args)),
+   ...);
+  in.shapes << ']';
+  in.dtypes << ']';
+  in.concrete << ']';
+  span.set_inputs(in.shapes.str(), in.dtypes.str(), in.concrete.str());
 }
 
 }  // namespace tp::profiler

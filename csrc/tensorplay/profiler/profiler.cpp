@@ -125,12 +125,13 @@ std::vector<Event> stop() {
 void Span::open(std::string_view name) { index_ = open_span(name); }
 void Span::close() { close_span(index_); }
 
-void Span::set_inputs(std::string shapes, std::string dtypes) {
+void Span::set_inputs(std::string shapes, std::string dtypes, std::string concrete) {
   auto [b, lock] = buffer();
   if (index_ >= static_cast<int64_t>(b.events.size())) return;
   Event& e = b.events[index_];
   e.input_shapes = std::move(shapes);
   e.input_dtypes = std::move(dtypes);
+  e.input_concrete = std::move(concrete);
 }
 
 int64_t push_range(std::string_view name) {

@@ -26,6 +26,7 @@ struct Event {
   int64_t parent = -1;                       // index of the enclosing span of the same thread in the result, or -1
   std::string input_shapes;                  // "[[2, 3], [3], []]" when shapes are recorded
   std::string input_dtypes;                  // "[float, float, Scalar]" likewise
+  std::string input_concrete;                // "[null, null, [2, 2], 1]": the values of non-tensor inputs
   int64_t self_memory = 0;                   // bytes allocated minus bytes freed inside, children excluded
   std::optional<ScalarType> autocast_dtype;  // what autocast ran the op in, if it cast
   int autocast_casts = 0;
@@ -66,7 +67,7 @@ class Span {
 
   // The record of this span's inputs, when the profile records shapes.
   bool wants_inputs() const { return index_ >= 0 && options().record_shapes; }
-  void set_inputs(std::string shapes, std::string dtypes);
+  void set_inputs(std::string shapes, std::string dtypes, std::string concrete);
 
  private:
   void open(std::string_view name);

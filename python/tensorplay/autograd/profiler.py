@@ -11,7 +11,7 @@ import contextlib
 import json
 
 from tensorplay import _C
-from tensorplay.autograd.profiler_util import EventList, FunctionEvent
+from tensorplay.autograd.profiler_util import EventList, FunctionEvent, estimate_flops
 
 __all__ = ["profile", "record_function"]
 
@@ -34,19 +34,26 @@ class record_function(contextlib.ContextDecorator):
         return False
 
 
-def events_from_records(records):
+def events_from_records(records, record_shapes=True, with_flops=False):
     """FunctionEvents from the recorder's tuples, children linked to parents; times in microseconds
-    from the earliest span's start."""
+    from the earliest span's start. with_flops counts each op's FLOPs from its inputs, which are
+    recorded for that even when record_shapes is off (and then not kept)."""
     if not records:
         return []
     origin = min(r[1] for r in records)
     events = []
-    for i, (name, start, end, thread, parent, shapes, dtypes, memory, autocast, casts, user) in enumerate(records):
+    for i, (name, start, end, thread, parent, shapes, dtypes, concrete, memory, autocast, casts,
+            user) in enumerate(records):
+        shapes = json.loads(shapes) if shapes else []
+        concrete = json.loads(concrete) if concrete else []
+        flops = estimate_flops(name, shapes, concrete) if with_flops else 0
+        if not record_shapes:
+            shapes, dtypes, concrete = [], "", []
         event = FunctionEvent(i, name, thread, (start - origin) / 1000, (end - origin) / 1000,
-                              input_shapes=json.loads(shapes) if shapes else [],
+                              input_shapes=shapes,
                               input_dtypes=[d.strip() for d in dtypes[1:-1].split(",")] if len(dtypes) > 2 else [],
                               self_cpu_memory_usage=memory, autocast_dtype=autocast, autocast_casts=casts,
-                              is_user_annotation=user)
+                              is_user_annotation=user, concrete_inputs=concrete, flops=flops)
         events.append(event)
     for event, record in zip(events, records):
         if record[4] >= 0:
@@ -59,12 +66,15 @@ def events_from_records(records):
 class _Recording:
     """One recording on the C++ recorder, from start() to stop(), and the user ranges opened in it."""
 
-    def __init__(self, record_shapes, profile_memory):
+    def __init__(self, record_shapes, profile_memory, with_flops=False):
+        self.record_shapes = record_shapes
         self.profile_memory = profile_memory
-        _C._profiler.start(record_shapes, profile_memory)
+        self.with_flops = with_flops
+        _C._profiler.start(record_shapes or with_flops, profile_memory)
 
     def stop(self):
-        return EventList(events_from_records(_C._profiler.stop()), profile_memory=self.profile_memory)
+        events = events_from_records(_C._profiler.stop(), self.record_shapes, self.with_flops)
+        return EventList(events, profile_memory=self.profile_memory, with_flops=self.with_flops)
 
 
 class profile:
@@ -83,6 +93,7 @@ class profile:
         self.record_shapes = record_shapes
         self.profile_memory = profile_memory
         self.with_stack = with_stack
+        self.with_flops = with_flops
         self.function_events = None
         self._recording = None
 
@@ -90,7 +101,7 @@ class profile:
         if self.enabled:
             if self._recording is not None:
                 raise RuntimeError("Profiler context manager is not reentrant")
-            self._recording = _Recording(self.record_shapes, self.profile_memory)
+            self._recording = _Recording(self.record_shapes, self.profile_memory, self.with_flops)
         return self
 
     def __exit__(self, *exc):

@@ -8,22 +8,52 @@ the total adds the children's."""
 
 import collections
 import json
+import math
 import os
 
 __all__ = ["EventList", "FunctionEvent", "FunctionEventAvg"]
+
+
+_FLOP_UNITS = ["FLOPs", "KFLOPs", "MFLOPs", "GFLOPs", "TFLOPs", "PFLOPs"]
+
+
+def _pair(value):
+    return list(value) * 2 if len(value) == 1 else list(value)
+
+
+def estimate_flops(name, input_shapes, concrete_inputs):
+    """The floating-point operations of one op, for the ops and by the formulas PyTorch's profiler
+    counts with with_flops (a multiply-add is 2); 0 for any other op."""
+    try:
+        if name in ("aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm"):
+            a, b = input_shapes[-2:] if name in ("aten::mm", "aten::bmm") else input_shapes[1:3]
+            return 2 * math.prod(a) * b[-1]
+        if name == "aten::conv2d":
+            (n, _, h, w), weight = input_shapes[0], input_shapes[1]
+            stride, padding, dilation = (_pair(concrete_inputs[i]) for i in (3, 4, 5))
+            out = [(size + 2 * p - d * (k - 1) - 1) // s + 1
+                   for size, p, d, k, s in zip((h, w), padding, dilation, weight[2:], stride)]
+            return 2 * n * math.prod(out) * math.prod(weight)
+        if name in ("aten::mul", "aten::add"):
+            return math.prod(input_shapes[0])  # the first input's elements, as PyTorch counts them
+    except (IndexError, TypeError, ValueError):
+        pass  # an overload the formula does not cover (e.g. a list where a tensor was expected)
+    return 0
 
 
 class FunctionEvent:
     """One span: its name (key), thread, start and end, the spans opened inside it (cpu_children)."""
 
     def __init__(self, id, name, thread, start_us, end_us, input_shapes=None, input_dtypes=None,
-                 self_cpu_memory_usage=0, autocast_dtype=None, autocast_casts=0, is_user_annotation=False):
+                 self_cpu_memory_usage=0, autocast_dtype=None, autocast_casts=0, is_user_annotation=False,
+                 concrete_inputs=None, flops=0):
         self.id = id
         self.name = name
         self.thread = thread
         self.time_range = (start_us, end_us)
         self.input_shapes = input_shapes if input_shapes is not None else []
         self.input_dtypes = input_dtypes if input_dtypes is not None else []
+        self.concrete_inputs = concrete_inputs if concrete_inputs is not None else []
         self._self_memory = self_cpu_memory_usage
         self.autocast_dtype = autocast_dtype
         self.autocast_casts = autocast_casts
@@ -38,7 +68,7 @@ class FunctionEvent:
         self.node_id = -1
         self.stack = []
         self.scope = 0
-        self.flops = 0
+        self.flops = flops
         self.overload_name = ""
 
     @property
@@ -115,6 +145,7 @@ class FunctionEventAvg:
         self.self_cpu_memory_usage += other.self_cpu_memory_usage
         self.autocast_dtype = self.autocast_dtype or other.autocast_dtype
         self.autocast_casts += other.autocast_casts
+        self.flops += other.flops
         return self
 
     def __iadd__(self, other):
@@ -133,9 +164,10 @@ class FunctionEventAvg:
 class EventList(list):
     """A list of events (FunctionEvent or FunctionEventAvg) with PyTorch's views of them."""
 
-    def __init__(self, *args, profile_memory=False, **kwargs):
+    def __init__(self, *args, profile_memory=False, with_flops=False, **kwargs):
         super().__init__(*args, **kwargs)
         self._profile_memory = profile_memory
+        self._with_flops = with_flops
 
     @property
     def self_cpu_time_total(self):
@@ -148,7 +180,7 @@ class EventList(list):
         for event in self:
             key = (event.key, str(event.input_shapes)) if group_by_input_shape else event.key
             averages[key].add(event)
-        result = EventList(averages.values(), profile_memory=self._profile_memory)
+        result = EventList(averages.values(), profile_memory=self._profile_memory, with_flops=self._with_flops)
         if not group_by_input_shape:
             for average in result:
                 average.input_shapes = None
@@ -167,7 +199,7 @@ class EventList(list):
         "cpu_time_total", "self_cpu_time_total", "self_cpu_memory_usage", "count"), descending.
         Where autocast cast an op's inputs, an "Autocast" column says to which dtype and how often."""
         return _build_table(self, sort_by, row_limit, max_name_column_width, max_shapes_column_width, header,
-                            top_level_events_only, self._profile_memory, time_unit)
+                            top_level_events_only, self._profile_memory, time_unit, self._with_flops)
 
     def export_chrome_trace(self, path):
         """Writes the spans in the Trace Event Format that chrome://tracing and Perfetto open."""
@@ -205,7 +237,7 @@ def _format_memory(nbytes):
 
 
 def _build_table(events, sort_by, row_limit, max_name_width, max_shapes_width, header, top_level_only,
-                 profile_memory, time_unit):
+                 profile_memory, time_unit, with_flops=False):
     if not events:
         return ""
     rows = list(events)
@@ -229,6 +261,12 @@ def _build_table(events, sort_by, row_limit, max_name_width, max_shapes_width, h
         columns.append(("Autocast", 22))
     if has_shapes:
         columns.append(("Input Shapes", min(max(len(str(e.input_shapes)) for e in events) + 4, max_shapes_width)))
+    counted = [e.flops for e in events if e.flops > 0]
+    if with_flops and counted:
+        # One unit for the column, from the smallest count, as PyTorch scales it.
+        power = int(max(0, min(math.log10(min(counted)) / 3, len(_FLOP_UNITS) - 1)))
+        flops_scale = 10.0 ** (-3 * power)
+        columns.append((f"Total {_FLOP_UNITS[power]}", 12))
 
     def line(cells):
         return "".join(f"{cell:>{width}}  " for cell, (_, width) in zip(cells, columns))
@@ -251,8 +289,10 @@ def _build_table(events, sort_by, row_limit, max_name_width, max_shapes_width, h
             cells.append(f"{e.autocast_dtype} ({e.autocast_casts} casts)" if e.autocast_dtype else "")
         if has_shapes:
             shapes = str(e.input_shapes)
-            width = columns[-1][1]
+            width = next(w for name, w in columns if name == "Input Shapes")
             cells.append(shapes if len(shapes) < width - 3 else shapes[:width - 6] + "...")
+        if with_flops and counted:
+            cells.append(f"{e.flops * flops_scale:8.3f}" if e.flops > 0 else "--")
         out.append(line(cells))
     out.append(separator)
     out.append(f"Self CPU time total: {_format_time(sum(e.self_cpu_time_total for e in events), time_unit)}")

@@ -117,6 +117,7 @@ class profile:
         self.record_shapes = record_shapes
         self.profile_memory = profile_memory
         self.with_stack = with_stack
+        self.with_flops = with_flops
         self.step_num = 0
         self.current_action = self.schedule(0)
         self._recording = None
@@ -158,7 +159,7 @@ class profile:
 
     def _enter(self, action):
         if action in _RECORDING and self._recording is None:
-            self._recording = _Recording(self.record_shapes, self.profile_memory)
+            self._recording = _Recording(self.record_shapes, self.profile_memory, self.with_flops)
         if self._recording is not None and self._record_steps:
             self._step_range = _C._profiler.push_range(f"ProfilerStep#{self.step_num}")
 
