@@ -1,10 +1,10 @@
 #pragma once
 // TP_OP_ENTRY(op, args...): the first line of every op in the policy table, the op's entry into
-// the dispatcher (Note [Dispatcher layers]); TP_OP_SPAN(op, args...), the profiler's part of it alone,
-// for the views, factories, copies and indexing ops outside the table. Autocast first: when it is on, the op is called again
-// through amp::run with its inputs cast, and that call is the one recorded. Then the profiler's span
-// for the op's body, named as PyTorch's profiler names ops ("aten::mm"), with its inputs' shapes and
-// dtypes when the profile records shapes.
+// the dispatcher (Note [Dispatcher layers]); TP_OP_SPAN(op, args...), the profiler's part of it
+// alone, for the views, factories, copies and indexing ops outside the table. Autocast first: when
+// it is on, the op is called again through amp::run with its inputs cast, and that call is the one
+// recorded. Then the profiler's span for the op's body, named as PyTorch's profiler names ops
+// ("aten::mm"), with its inputs' shapes, dtypes and concrete values when the profile records them.
 
 #include <cmath>
 #include <iomanip>
