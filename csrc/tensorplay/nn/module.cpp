@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -105,30 +106,29 @@ std::vector<std::shared_ptr<Module>> Module::children() const {
 
 StateDict Module::state_dict() const {
   StateDict out;
-  std::function<void(const Module&, const std::string&)> visit = [&](const Module& m, const std::string& prefix) {
-    m.collect(out, prefix, true, true, false);
-    for (const auto& [key, child] : m.children_) visit(*child, prefix + key + ".");
-  };
-  visit(*this, "");
+  collect(out, "", true, true, true);
   return out;
 }
 
 void Module::load_state_dict(const StateDict& state, bool strict) {
+  std::map<std::string_view, const Tensor*> given;
+  for (const auto& [key, t] : state) given.emplace(key, &t);
   const StateDict own = state_dict();
+  std::set<std::string_view> own_keys;
   std::vector<std::string> missing, unexpected;
   for (const auto& [key, t] : own) {
-    auto it = std::find_if(state.begin(), state.end(), [&](const auto& item) { return item.first == key; });
-    if (it == state.end()) {
+    own_keys.insert(key);
+    auto it = given.find(key);
+    if (it == given.end()) {
       missing.push_back(key);
       continue;
     }
-    TP_CHECK(std::ranges::equal(it->second.sizes(), t.sizes()), "Error(s) in loading state_dict for ", name(), ": size mismatch for ",
-             key, ": copying a param with shape torch.Size(", to_string(it->second.sizes()),
+    TP_CHECK(std::ranges::equal(it->second->sizes(), t.sizes()), "Error(s) in loading state_dict for ", name(),
+             ": size mismatch for ", key, ": copying a param with shape torch.Size(", to_string(it->second->sizes()),
              ") from checkpoint, the shape in current model is torch.Size(", to_string(t.sizes()), ").");
   }
   for (const auto& [key, t] : state)
-    if (std::none_of(own.begin(), own.end(), [&](const auto& item) { return item.first == key; }))
-      unexpected.push_back(key);
+    if (!own_keys.contains(key)) unexpected.push_back(key);
   if (strict && (!missing.empty() || !unexpected.empty())) {
     std::ostringstream message;
     message << "Error(s) in loading state_dict for " << name() << ":";
@@ -143,10 +143,8 @@ void Module::load_state_dict(const StateDict& state, bool strict) {
     TP_FAIL(message.str());
   }
   NoGradGuard no_grad;
-  for (const auto& [key, t] : own) {
-    auto it = std::find_if(state.begin(), state.end(), [&](const auto& item) { return item.first == key; });
-    if (it != state.end()) copy_(t, it->second);
-  }
+  for (const auto& [key, t] : own)
+    if (auto it = given.find(key); it != given.end()) copy_(t, *it->second);
 }
 
 void Module::train(bool on) {
