@@ -12,3 +12,6 @@ if(NOT TARGET tensorplay::openblas)
   add_library(tensorplay::openblas UNKNOWN IMPORTED)
   set_target_properties(tensorplay::openblas PROPERTIES IMPORTED_LOCATION ${TP_OPENBLAS_LIBRARY})
 endif()
+# Gloo (Debian's libgloo-dev), the collective engine of tensorplay.distributed: optional, since a
+# build without it is a build for one process.
+find_package(Gloo CONFIG QUIET)

@@ -20,6 +20,7 @@ void init_nn(nb::module_& m);
 void init_optim(nb::module_& m);
 void init_amp(nb::module_& m);
 void init_profiler(nb::module_& m);
+void init_distributed(nb::module_& m);
 
 // The Python class tensorplay.Tensor.
 nb::class_<PyTensor>& tensor_class();

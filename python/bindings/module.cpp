@@ -189,4 +189,5 @@ NB_MODULE(_C, m) {
   init_optim(m);
   init_amp(m);
   init_profiler(m);
+  init_distributed(m);
 }

@@ -200,12 +200,12 @@ def test_launcher_errors(tmp_path):
 LACKING = {
     "main.py": """
         import torch
-        from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+        from torch.ao.quantization import QuantStub
         import helper
 
-        print("ran", torch.ones(2).sum().item(), isinstance(torch.ones(1), FSDP))
+        print("ran", torch.ones(2).sum().item(), isinstance(torch.ones(1), QuantStub))
         try:
-            FSDP(torch.nn.Linear(2, 2))
+            QuantStub(torch.nn.Linear(2, 2))
         except NotImplementedError as error:
             print(error)
         helper.transform()
@@ -224,21 +224,21 @@ def test_lazy_placeholders_raise_only_when_used_naming_where_they_were_reached(t
     write(tmp_path, LACKING)
     result = run(["--lazy", "--verbose", "main.py"], cwd=tmp_path)
     assert result.returncode == 1
-    assert result.stdout == ("ran 2.0 False\ntensorplay has no torch.distributed.fsdp.FullyShardedDataParallel yet "
+    assert result.stdout == ("ran 2.0 False\ntensorplay has no torch.ao.quantization.QuantStub yet "
                              "(used at main.py:2)\n")
     assert "NotImplementedError: tensorplay has no torch.vmap yet (used at helper.py:5)\n" in result.stderr
     assert 'main.py", line 10, in <module>' in result.stderr
     rows = table_rows(result.stderr)
-    assert {name: rows[name] for name in ("torch.distributed", "torch.distributed.fsdp",
-                                          "torch.distributed.fsdp.FullyShardedDataParallel", "torch.vmap",
+    assert {name: rows[name] for name in ("torch.ao", "torch.ao.quantization",
+                                          "torch.ao.quantization.QuantStub", "torch.vmap",
                                           "torch.nn.Linear")} == {
-        "torch.distributed": ("placeholder", "main.py:2"),
-        "torch.distributed.fsdp": ("placeholder", "main.py:2"),
-        "torch.distributed.fsdp.FullyShardedDataParallel": ("placeholder", "main.py:2"),
+        "torch.ao": ("placeholder", "main.py:2"),
+        "torch.ao.quantization": ("placeholder", "main.py:2"),
+        "torch.ao.quantization.QuantStub": ("placeholder", "main.py:2"),
         "torch.vmap": ("placeholder", "helper.py:5"),
         "torch.nn.Linear": ("tensorplay", "main.py:7")}
-    assert ("tensorplay lacks: torch.distributed, torch.distributed.fsdp, "
-            "torch.distributed.fsdp.FullyShardedDataParallel, torch.vmap") in result.stderr
+    assert ("tensorplay lacks: torch.ao, torch.ao.quantization, "
+            "torch.ao.quantization.QuantStub, torch.vmap") in result.stderr
 
 
 def test_without_lazy_a_lacking_import_fails_at_once_naming_it(tmp_path):
@@ -246,10 +246,10 @@ def test_without_lazy_a_lacking_import_fails_at_once_naming_it(tmp_path):
     result = run(["--verbose", "main.py"], cwd=tmp_path)
     assert result.returncode == 1 and result.stdout == ""
     assert 'main.py", line 2, in <module>' in result.stderr
-    assert ("ModuleNotFoundError: No module named 'torch.distributed'\n"
-            "tensorplay has no torch.distributed yet: with python -m tensorplay.run --lazy, a program that only "
+    assert ("ModuleNotFoundError: No module named 'torch.ao'\n"
+            "tensorplay has no torch.ao yet: with python -m tensorplay.run --lazy, a program that only "
             "imports it runs\n") in result.stderr
-    assert table_rows(result.stderr)["torch.distributed"] == ("missing", "main.py:2")
+    assert table_rows(result.stderr)["torch.ao"] == ("missing", "main.py:2")
 
 
 def test_without_lazy_a_lacking_attribute_is_an_attribute_error(tmp_path):
@@ -259,7 +259,7 @@ def test_without_lazy_a_lacking_attribute_is_an_attribute_error(tmp_path):
         try:
             from torch import vmap
         except ImportError as error:
-            print(error.msg.split(" (")[0], importlib.util.find_spec("torch.distributed"))
+            print(error.msg.split(" (")[0], importlib.util.find_spec("torch.ao"))
         torch.nn.functional.scaled_mm
         """})
     result = run(["main.py"], cwd=tmp_path)
@@ -325,28 +325,28 @@ def test_torch_version_compares_as_packaging_orders_versions(other):
 def test_placeholders():
     with tensorplay.compat.enable(lazy=True):
         import torch
-        import torch.distributed.fsdp as fsdp
+        import torch.ao.quantization as quantization
 
-        group = torch.distributed.ProcessGroup
+        qconfig = torch.ao.QConfig
         line = sys._getframe().f_lineno - 1
-        assert fsdp is torch.distributed.fsdp and group is torch.distributed.ProcessGroup
-        assert not isinstance(1, group) and not issubclass(int, group) and bool(group)
-        assert repr(group) == "<placeholder for torch.distributed.ProcessGroup, which tensorplay lacks>"
-        message = f"tensorplay has no torch.distributed.ProcessGroup yet (used at {os.path.relpath(__file__)}:{line})"
+        assert quantization is torch.ao.quantization and qconfig is torch.ao.QConfig
+        assert not isinstance(1, qconfig) and not issubclass(int, qconfig) and bool(qconfig)
+        assert repr(qconfig) == "<placeholder for torch.ao.QConfig, which tensorplay lacks>"
+        message = f"tensorplay has no torch.ao.QConfig yet (used at {os.path.relpath(__file__)}:{line})"
 
         def subclass():
-            class Group(group):
+            class Config(qconfig):
                 pass
 
-        for use in (lambda: group(), lambda: group[0], lambda: list(group), subclass):
+        for use in (lambda: qconfig(), lambda: qconfig[0], lambda: list(qconfig), subclass):
             with pytest.raises(NotImplementedError) as raised:
                 use()
             assert str(raised.value) == message
-        with pytest.raises(NotImplementedError, match="ProcessGroup yet"):
-            with group:
+        with pytest.raises(NotImplementedError, match="QConfig yet"):
+            with qconfig:
                 pass
         with pytest.raises(AttributeError):
-            group.__wrapped__  # noqa: B018  (dunders are never placeholders: the machinery probes them)
+            qconfig.__wrapped__  # noqa: B018  (dunders are never placeholders: the machinery probes them)
         assert hasattr(torch, "vmap") and isinstance(torch.jit.script, types.FunctionType)
 
 
@@ -386,13 +386,13 @@ def test_disable_leaves_sys_modules_and_tensorplay_as_they_were(capsys):
     tensorplay.compat.enable(lazy=True, verbose=True)
     try:
         import torch
-        import torch.distributed.fsdp  # noqa: F401  (files a placeholder on tensorplay as `distributed`)
+        import torch.ao.quantization  # noqa: F401  (files a placeholder on tensorplay as `ao`)
         from torch.nn import functional
         from torch.utils.data import DataLoader  # noqa: F401
 
         assert torch.vmap is not None and functional.relu is tensorplay.nn.functional.relu
-        assert type(torch) is not types.ModuleType and "distributed" in vars(tensorplay)
+        assert type(torch) is not types.ModuleType and "ao" in vars(tensorplay)
     finally:
         tensorplay.compat.disable()
     assert state() == before
-    assert "torch.distributed.fsdp" in capsys.readouterr().err
+    assert "torch.ao.quantization" in capsys.readouterr().err

@@ -1,0 +1,582 @@
+"""The process groups and their collectives, with torch.distributed's names, signatures, defaults and
+errors. A ProcessGroup here is a thin Python handle (its global ranks, its backend) on a C++ process
+group, which runs the collectives on a worker thread and returns a Work; ``async_op=False`` waits on
+it at once. Ranks given to the functions (``src``, ``dst``) are global ranks, as in PyTorch; the
+group-local ones are ``group_src``/``group_dst``."""
+
+import io
+import os
+import pickle
+import socket
+import threading
+from datetime import timedelta
+
+import tensorplay
+from tensorplay._C import _distributed as _dist
+from tensorplay.distributed import rendezvous
+from tensorplay.distributed.store import PrefixStore
+
+__all__ = [
+    "Backend", "GroupMember", "ProcessGroup", "ProcessGroupGloo", "ReduceOp", "Work", "group", "init_process_group",
+    "destroy_process_group", "is_initialized", "is_gloo_available", "is_nccl_available", "is_mpi_available",
+    "is_ucc_available", "is_xccl_available", "is_backend_available", "is_torchelastic_launched", "get_rank",
+    "get_world_size", "get_backend", "get_global_rank", "get_group_rank", "get_process_group_ranks", "new_group",
+    "all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor", "reduce_scatter_tensor", "gather",
+    "scatter", "all_to_all_single", "barrier", "monitored_barrier", "send", "recv", "isend", "irecv",
+    "broadcast_object_list", "all_gather_object", "gather_object", "scatter_object_list", "get_default_backend_for_device",
+    "default_pg_timeout",
+]
+
+Work = _dist.Work
+default_pg_timeout = timedelta(minutes=30)
+
+
+class ReduceOp:
+    """How reducing collectives combine: ``ReduceOp.SUM``, ``AVG``, ``PRODUCT``, ``MIN``, ``MAX``,
+    ``BAND``, ``BOR``, ``BXOR`` (values of ``ReduceOp.RedOpType``, as in PyTorch)."""
+
+    RedOpType = _dist.RedOpType
+    SUM = _dist.RedOpType.SUM
+    AVG = _dist.RedOpType.AVG
+    PRODUCT = _dist.RedOpType.PRODUCT
+    MIN = _dist.RedOpType.MIN
+    MAX = _dist.RedOpType.MAX
+    BAND = _dist.RedOpType.BAND
+    BOR = _dist.RedOpType.BOR
+    BXOR = _dist.RedOpType.BXOR
+
+
+class Backend(str):
+    """A backend's name: ``Backend.GLOO == "gloo"``. Names are lower-cased as PyTorch does."""
+
+    UNDEFINED = "undefined"
+    GLOO = "gloo"
+    NCCL = "nccl"
+    UCC = "ucc"
+    MPI = "mpi"
+    XCCL = "xccl"
+    default_device_backend_map = {"cpu": GLOO}
+    backend_list = [UNDEFINED, GLOO, NCCL, UCC, MPI, XCCL]
+
+    def __new__(cls, name):
+        if not isinstance(name, str):
+            raise ValueError(f"Backend constructor parameter must be string-ish, but got: {type(name)}")
+        value = getattr(Backend, name.upper(), Backend.UNDEFINED)
+        if value == Backend.UNDEFINED:
+            value = name.lower()
+        return super().__new__(cls, value)
+
+
+class GroupMember:
+    WORLD = None
+    NON_GROUP_MEMBER = -100
+
+
+class group:
+    WORLD = None
+
+
+class ProcessGroup:
+    """A group of ranks (the default group, or one from ``new_group``). ``rank()`` and ``size()`` are
+    this process's rank in the group and the group's size."""
+
+    def __init__(self, impl, ranks, backend, name):
+        self._impl = impl
+        self._ranks = list(ranks)
+        self._backend = backend
+        self._name = name
+
+    def rank(self):
+        return self._impl.rank()
+
+    def size(self):
+        return self._impl.size()
+
+    def name(self):
+        return self._backend
+
+    @property
+    def group_name(self):
+        return self._name
+
+    def __repr__(self):
+        return f"<tensorplay.distributed.ProcessGroup {self._name!r} ranks={self._ranks} backend={self._backend}>"
+
+
+class ProcessGroupGloo(ProcessGroup):
+    """A Gloo group over store, made directly (as torch.distributed.ProcessGroupGloo): what tests and
+    programs that run several ranks in one process (one thread each) use instead of the default
+    group. Every rank must make its own over the same store."""
+
+    def __init__(self, store, rank, size, timeout=default_pg_timeout):
+        impl = _dist.ProcessGroupGloo(store, rank, size, timeout,
+                                      _local_address(os.environ.get("MASTER_ADDR", "127.0.0.1")))
+        super().__init__(impl, range(size), Backend.GLOO, "gloo")
+
+
+class _World:
+    """The default group and the groups made from it. One per process."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.default = None
+        self.store = None
+        self.groups = []
+        self.group_count = 0
+
+
+_world = _World()
+
+
+def _default_group():
+    if _world.default is None:
+        raise ValueError("Default process group has not been initialized, please make sure to call "
+                         "init_process_group.")
+    return _world.default
+
+
+def _resolve(group):
+    return _default_group() if group is None else group
+
+
+def _is_member(group):
+    return group is not GroupMember.NON_GROUP_MEMBER
+
+
+def is_initialized():
+    return _world.default is not None
+
+
+def is_gloo_available():
+    return True
+
+
+def is_nccl_available():
+    return False
+
+
+def is_mpi_available():
+    return False
+
+
+def is_ucc_available():
+    return False
+
+
+def is_xccl_available():
+    return False
+
+
+def is_backend_available(backend):
+    return backend.lower() == Backend.GLOO
+
+
+def is_torchelastic_launched():
+    return os.getenv("TORCHELASTIC_RUN_ID") is not None
+
+
+def get_default_backend_for_device(device):
+    device_type = tensorplay.device(device).type
+    if device_type != "cpu":
+        raise ValueError(f"Default backend not registered for device : {device_type}")
+    return Backend.GLOO
+
+
+def _check_backend(backend):
+    if backend is None:
+        return Backend.GLOO
+    name = str(backend).lower()
+    # PyTorch's "cpu:gloo,cuda:nccl" form: the CPU part is what tensorplay runs.
+    if ":" in name:
+        parts = dict(part.split(":", 1) for part in name.split(","))
+        name = parts.get("cpu", Backend.GLOO)
+    if name == Backend.GLOO:
+        return Backend.GLOO
+    if name in (Backend.NCCL, Backend.UCC, Backend.MPI, Backend.XCCL):
+        raise RuntimeError(f"Distributed package doesn't have {name.upper()} built in")
+    raise ValueError(f"Unknown backend type {backend!r}: tensorplay.distributed has the 'gloo' backend")
+
+
+def _local_address(master_addr):
+    """The address the other ranks reach this one on: the interface that routes to the master, or the
+    one GLOO_SOCKET_IFNAME names."""
+    if os.environ.get("TP_SOCKET_HOST"):
+        return os.environ["TP_SOCKET_HOST"]
+    if not master_addr:
+        return ""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect((socket.gethostbyname(master_addr), 9))
+            return probe.getsockname()[0]
+    except OSError:
+        return ""
+
+
+def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1, store=None,
+                       group_name="", pg_options=None, device_id=None):
+    """Joins this process to the default group: through ``store`` when given, else through
+    ``init_method`` (``env://`` by default: MASTER_ADDR, MASTER_PORT, RANK and WORLD_SIZE)."""
+    with _world.lock:
+        if _world.default is not None:
+            raise ValueError("trying to initialize the default process group twice!")
+        backend = _check_backend(backend)
+        timeout = default_pg_timeout if timeout is None else timeout
+        if not isinstance(timeout, timedelta):
+            raise TypeError(f"Expected timeout argument to be of type datetime.timedelta, got {type(timeout)}")
+        if store is not None:
+            if init_method is not None:
+                raise ValueError("Cannot specify both init_method and store.")
+            if world_size <= 0 or rank < 0:
+                raise ValueError("world_size and rank must be specified when store is given")
+            master_addr = os.environ.get("MASTER_ADDR", "127.0.0.1")
+        else:
+            store, rank, world_size, master_addr = rendezvous.rendezvous(
+                init_method or "env://", rank, world_size, timeout)
+        impl = _dist.ProcessGroupGloo(PrefixStore("default_pg", store), rank, world_size, timeout,
+                                      _local_address(master_addr))
+        pg = ProcessGroup(impl, range(world_size), backend, group_name or "0")
+        _world.default, _world.store = pg, store
+        _world.groups = [pg]
+        GroupMember.WORLD = group.WORLD = pg
+
+
+def destroy_process_group(group=None):
+    """Ends group (the default: every group). The group's collectives still running finish first."""
+    with _world.lock:
+        if group is None or group is _world.default:
+            _world.default = _world.store = None
+            _world.groups = []
+            _world.group_count = 0
+            GroupMember.WORLD = globals()["group"].WORLD = None
+        elif group in _world.groups:
+            _world.groups.remove(group)
+
+
+def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local_synchronization=False,
+              group_desc=None, device_id=None):
+    """A group of some of the ranks. Every rank of the default group must call it, in the same order;
+    a rank outside ``ranks`` gets ``GroupMember.NON_GROUP_MEMBER``."""
+    default = _default_group()
+    world = default.size()
+    ranks = sorted(range(world) if ranks is None else ranks)
+    for r in ranks:
+        if not 0 <= r < world:
+            raise ValueError(f"The new group's rank should be within the world_size set by init_process_group: "
+                             f"got rank {r} with world size {world}")
+    if len(set(ranks)) != len(ranks):
+        raise ValueError(f"new_group: ranks must be unique, got {ranks}")
+    backend = _check_backend(backend or default._backend)
+    timeout = default._impl.timeout if timeout is None else timeout
+    with _world.lock:
+        _world.group_count += 1
+        name = str(_world.group_count)
+    me = default.rank()
+    if me not in ranks:
+        return GroupMember.NON_GROUP_MEMBER
+    impl = _dist.ProcessGroupGloo(PrefixStore(f"group_{name}", _world.store), ranks.index(me), len(ranks), timeout,
+                                  _local_address(os.environ.get("MASTER_ADDR", "")))
+    pg = ProcessGroup(impl, ranks, backend, name)
+    _world.groups.append(pg)
+    return pg
+
+
+def get_rank(group=None):
+    """This process's rank in group (-1 when it is not a member)."""
+    if not _is_member(group):
+        return -1
+    return _resolve(group).rank()
+
+
+def get_world_size(group=None):
+    if not _is_member(group):
+        return -1
+    return _resolve(group).size()
+
+
+def get_backend(group=None):
+    if not _is_member(group):
+        raise ValueError("Invalid process group specified")
+    return _resolve(group)._backend
+
+
+def get_process_group_ranks(group):
+    return list(_resolve(group)._ranks)
+
+
+def get_global_rank(group, group_rank):
+    pg = _resolve(group)
+    if not 0 <= group_rank < len(pg._ranks):
+        raise ValueError(f"Group rank {group_rank} is not part of group {pg.group_name}")
+    return pg._ranks[group_rank]
+
+
+def get_group_rank(group, global_rank):
+    pg = _resolve(group)
+    if global_rank not in pg._ranks:
+        raise ValueError(f"Global rank {global_rank} is not part of group {pg.group_name}")
+    return pg._ranks.index(global_rank)
+
+
+def _group_rank(pg, rank, group_rank, what):
+    """The group rank of a src/dst argument given either as a global rank or as a group rank."""
+    if rank is not None and group_rank is not None:
+        raise ValueError(f"Can only specify {what} or group_{what}")
+    if group_rank is not None:
+        if not 0 <= group_rank < pg.size():
+            raise ValueError(f"Group rank {group_rank} is not part of group {pg.group_name}")
+        return group_rank
+    rank = 0 if rank is None else rank
+    # In a group of every rank, global and group ranks agree: the process group checks the range.
+    return rank if pg._ranks == list(range(pg.size())) else get_group_rank(pg, rank)
+
+
+def _tensor(value, name):
+    if not isinstance(value, tensorplay.Tensor):
+        raise TypeError(f"Invalid function argument. Expected parameter `{name}` of type tensorplay.Tensor\n"
+                        f"             but got {type(value)} instead.")
+
+
+def _tensor_list(value, name):
+    if not isinstance(value, list) or not all(isinstance(t, tensorplay.Tensor) for t in value):
+        raise TypeError(f"Invalid function argument. Expected parameter `{name}` of type List[tensorplay.Tensor]\n"
+                        f"             but got {type(value)} instead.")
+
+
+def _finish(work, async_op):
+    if async_op:
+        return work
+    work.wait()
+    return None
+
+
+def _reduce_op(op):
+    if not isinstance(op, _dist.RedOpType):
+        raise TypeError(f"Invalid function argument: op must be a ReduceOp, got {op!r}")
+    return op
+
+
+def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
+    _tensor(tensor, "tensor")
+    if not _is_member(group):
+        return None
+    return _finish(_resolve(group)._impl.all_reduce(tensor, _reduce_op(op)), async_op)
+
+
+def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
+    _tensor(tensor, "tensor")
+    if not _is_member(group):
+        return None
+    pg = _resolve(group)
+    return _finish(pg._impl.broadcast(tensor, _group_rank(pg, src, group_src, "src")), async_op)
+
+
+def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
+    _tensor(tensor, "tensor")
+    if not _is_member(group):
+        return None
+    pg = _resolve(group)
+    return _finish(pg._impl.reduce(tensor, _group_rank(pg, dst, group_dst, "dst"), _reduce_op(op)), async_op)
+
+
+def all_gather(tensor_list, tensor, group=None, async_op=False):
+    _tensor_list(tensor_list, "tensor_list")
+    _tensor(tensor, "tensor")
+    if not _is_member(group):
+        return None
+    return _finish(_resolve(group)._impl.all_gather(tensor_list, tensor), async_op)
+
+
+def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
+    _tensor(output_tensor, "output_tensor")
+    _tensor(input_tensor, "input_tensor")
+    if not _is_member(group):
+        return None
+    return _finish(_resolve(group)._impl.all_gather_into_tensor(output_tensor, input_tensor), async_op)
+
+
+def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
+    _tensor(output, "output")
+    _tensor(input, "input")
+    if not _is_member(group):
+        return None
+    return _finish(_resolve(group)._impl.reduce_scatter_tensor(output, input, _reduce_op(op)), async_op)
+
+
+def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
+    _tensor(tensor, "tensor")
+    if not _is_member(group):
+        return None
+    pg = _resolve(group)
+    root = _group_rank(pg, dst, group_dst, "dst")
+    if pg.rank() == root:
+        if gather_list is None:
+            raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
+        _tensor_list(gather_list, "gather_list")
+    elif gather_list:
+        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
+    return _finish(pg._impl.gather(gather_list or [], tensor, root), async_op)
+
+
+def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
+    _tensor(tensor, "tensor")
+    if not _is_member(group):
+        return None
+    pg = _resolve(group)
+    root = _group_rank(pg, src, group_src, "src")
+    if pg.rank() == root:
+        if not scatter_list:
+            raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
+        _tensor_list(scatter_list, "scatter_list")
+    elif scatter_list:
+        raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
+    return _finish(pg._impl.scatter(tensor, scatter_list or [], root), async_op)
+
+
+def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None, async_op=False):
+    _tensor(output, "output")
+    _tensor(input, "input")
+    if output_split_sizes is not None or input_split_sizes is not None:
+        raise NotImplementedError("all_to_all_single: tensorplay splits the input evenly; uneven "
+                                  "output_split_sizes/input_split_sizes are not supported yet")
+    if not _is_member(group):
+        return None
+    return _finish(_resolve(group)._impl.all_to_all_single(output, input), async_op)
+
+
+def barrier(group=None, async_op=False, device_ids=None):
+    if not _is_member(group):
+        return None
+    return _finish(_resolve(group)._impl.barrier(), async_op)
+
+
+def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
+    """Like barrier, but rank 0 names the ranks that did not arrive within timeout."""
+    if not _is_member(group):
+        return None
+    pg = _resolve(group)
+    pg._impl.monitored_barrier(pg._impl.timeout if timeout is None else timeout, wait_all_ranks)
+
+
+def _peer(pg, rank, group_rank, what):
+    peer = _group_rank(pg, rank, group_rank, what)
+    if peer == pg.rank():
+        noun = "destination" if what == "dst" else "source"
+        raise ValueError(f"Invalid {noun} rank: {noun} rank should not be the same as the rank of the current "
+                         "process.")
+    return peer
+
+
+def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
+    _tensor(tensor, "tensor")
+    if not _is_member(group):
+        return None
+    pg = _resolve(group)
+    return pg._impl.send(tensor, _peer(pg, dst, group_dst, "dst"), tag)
+
+
+def irecv(tensor, src=None, group=None, tag=0, group_src=None):
+    """Receives into tensor; from any rank when neither src nor group_src is given."""
+    _tensor(tensor, "tensor")
+    if not _is_member(group):
+        return None
+    pg = _resolve(group)
+    peer = None if src is None and group_src is None else _peer(pg, src, group_src, "src")
+    return pg._impl.recv(tensor, peer, tag)
+
+
+def send(tensor, dst=None, group=None, tag=0, group_dst=None):
+    work = isend(tensor, dst, group, tag, group_dst)
+    if work is not None:
+        work.wait()
+
+
+def recv(tensor, src=None, group=None, tag=0, group_src=None):
+    """Returns the sender's global rank (-1 when this rank is not in group)."""
+    work = irecv(tensor, src, group, tag, group_src)
+    if work is None:
+        return -1
+    work.wait()
+    return get_global_rank(_resolve(group), work._source_rank())
+
+
+# ---- Python objects, pickled into uint8 tensors ----
+
+def _to_tensor(obj):
+    buffer = io.BytesIO()
+    pickle.Pickler(buffer).dump(obj)
+    data = bytearray(buffer.getbuffer())
+    return tensorplay.frombuffer(data, dtype=tensorplay.uint8) if data else tensorplay.empty(0, dtype=tensorplay.uint8)
+
+
+def _from_tensor(tensor, size):
+    return pickle.loads(bytes(tensor[:size].numpy().tobytes()))
+
+
+def _gather_sizes(pg, local):
+    sizes = [tensorplay.zeros(1, dtype=tensorplay.int64) for _ in range(pg.size())]
+    pg._impl.all_gather(sizes, tensorplay.tensor([local.numel()], dtype=tensorplay.int64)).wait()
+    return [int(s.item()) for s in sizes]
+
+
+def all_gather_object(object_list, obj, group=None):
+    """Fills object_list with every rank's obj (picklable), in rank order."""
+    if not _is_member(group):
+        return
+    pg = _resolve(group)
+    local = _to_tensor(obj)
+    sizes = _gather_sizes(pg, local)
+    padded = tensorplay.zeros(max(sizes), dtype=tensorplay.uint8)
+    padded[:local.numel()] = local
+    outputs = [tensorplay.empty(max(sizes), dtype=tensorplay.uint8) for _ in sizes]
+    pg._impl.all_gather(outputs, padded).wait()
+    for i, (out, size) in enumerate(zip(outputs, sizes)):
+        object_list[i] = _from_tensor(out, size)
+
+
+def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=None):
+    if not _is_member(group):
+        return
+    pg = _resolve(group)
+    root = _group_rank(pg, dst, group_dst, "dst")
+    if pg.rank() == root and object_gather_list is None:
+        raise ValueError("Argument ``object_gather_list`` must be specified on destination rank.")
+    gathered = [None] * pg.size()
+    all_gather_object(gathered, obj, group)
+    if pg.rank() == root:
+        object_gather_list[:] = gathered
+
+
+def broadcast_object_list(object_list, src=None, group=None, device=None, group_src=None):
+    """Replaces object_list's items on every rank with src's (picklable objects)."""
+    if not _is_member(group):
+        return
+    pg = _resolve(group)
+    root = _group_rank(pg, src, group_src, "src")
+    if pg.rank() == root:
+        tensors = [_to_tensor(obj) for obj in object_list]
+        sizes = tensorplay.tensor([t.numel() for t in tensors], dtype=tensorplay.int64)
+    else:
+        sizes = tensorplay.zeros(len(object_list), dtype=tensorplay.int64)
+    pg._impl.broadcast(sizes, root).wait()
+    total = int(sizes.sum().item())
+    data = tensorplay.cat(tensors) if pg.rank() == root and tensors else tensorplay.empty(total, dtype=tensorplay.uint8)
+    pg._impl.broadcast(data, root).wait()
+    if pg.rank() != root:
+        offset = 0
+        for i, size in enumerate(sizes.tolist()):
+            object_list[i] = _from_tensor(data[offset:offset + size], size)
+            offset += size
+
+
+def scatter_object_list(scatter_object_output_list, scatter_object_input_list=None, src=None, group=None,
+                        group_src=None):
+    if not _is_member(group):
+        return
+    pg = _resolve(group)
+    root = _group_rank(pg, src, group_src, "src")
+    if not isinstance(scatter_object_output_list, list) or len(scatter_object_output_list) < 1:
+        raise ValueError("Expected argument scatter_object_output_list to be a list of size at least 1.")
+    objects = list(scatter_object_input_list) if pg.rank() == root else [None] * pg.size()
+    broadcast_object_list(objects, group_src=root, group=group)
+    scatter_object_output_list[0] = objects[pg.rank()]
+

@@ -1,0 +1,187 @@
+"""tensorplay.distributed across real processes: the three init methods, and the failures a job meets
+(a rank that never joins, dies, or hangs; a bad init_method). Each rank is a subprocess with a hard
+time limit, so that nothing here can hang the test run."""
+
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import tensorplay.distributed as dist
+
+pytestmark = pytest.mark.skipif(not dist.is_available(), reason="tensorplay was built without Gloo")
+
+LIMIT = 60  # seconds a rank may run at most
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def launch(tmp_path, body, world, ranks=None, env=None):
+    """Runs body (Python, with tp, dist, rank, world and timedelta in scope, after a prelude) as each of
+    ranks (default: all) in its own process, with env's variables (None: unset); returns
+    [(returncode, stdout, stderr)] by rank."""
+    script = tmp_path / "rank.py"
+    script.write_text("import os, sys, time\nfrom datetime import timedelta\nimport tensorplay as tp\n"
+                      "import tensorplay.distributed as dist\nrank, world = int(sys.argv[1]), int(sys.argv[2])\n"
+                      + textwrap.dedent(body))
+    port = free_port()
+    def environment(rank):
+        # This process's environment carries on (a sanitizer's LD_PRELOAD, for one).
+        variables = {**os.environ, "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "WORLD_SIZE": str(world),
+                     "RANK": str(rank), "PYTHONPATH": ":".join(sys.path), **(env or {})}
+        return {name: value for name, value in variables.items() if value is not None}
+
+    procs = [subprocess.Popen([sys.executable, str(script), str(r), str(world)], env=environment(r),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for r in (range(world) if ranks is None else ranks)]
+    results = []
+    for p in procs:
+        try:
+            out, err = p.communicate(timeout=LIMIT)
+        except subprocess.TimeoutExpired:
+            for q in procs:
+                q.kill()
+            raise
+        results.append((p.returncode, out, err))
+    return results
+
+
+def test_env_tcp_and_file_init_methods(tmp_path):
+    body = """
+        method = os.environ["METHOD"]
+        if method == "env://":
+            dist.init_process_group("gloo")
+        else:
+            dist.init_process_group(backend="gloo", init_method=method, rank=rank, world_size=world)
+        t = tp.tensor([float(rank + 1)])
+        dist.all_reduce(t)
+        print(dist.get_rank(), dist.get_world_size(), dist.get_backend(), dist.is_initialized(), t.item())
+        dist.destroy_process_group()
+        print(dist.is_initialized())
+    """
+    for method in ["env://", f"tcp://127.0.0.1:{free_port()}", f"file://{tmp_path}/rendezvous"]:
+        results = launch(tmp_path, body, 3, env={"METHOD": method})
+        for rank, (code, out, err) in enumerate(results):
+            assert code == 0, err
+            assert out.split() == [str(rank), "3", "gloo", "True", "6.0", "False"], (method, out)
+
+
+def test_a_rank_that_never_joins_is_named(tmp_path):
+    body = """
+        try:
+            dist.init_process_group("gloo", timeout=timedelta(seconds=2))
+        except RuntimeError as e:
+            print(e)
+    """
+    [(code, out, err)] = launch(tmp_path, body, 3, ranks=[0])
+    assert code == 0, err
+    assert "timed out after 2000 ms: 1 of 3 joined; waiting for ranks 1, 2" in out
+
+
+def test_a_rank_that_dies_is_named_by_the_survivors(tmp_path):
+    body = """
+        dist.init_process_group("gloo", timeout=timedelta(seconds=20))
+        t = tp.ones(1000)
+        dist.all_reduce(t)
+        if rank == 2:
+            os._exit(9)  # gone without a word, as a killed process is
+        start = time.monotonic()
+        try:
+            dist.all_reduce(t)
+        except RuntimeError as e:
+            print(f"{time.monotonic() - start:.1f}", e, flush=True)
+        try:
+            dist.barrier()
+        except RuntimeError as e:
+            print("then:", e)
+    """
+    results = launch(tmp_path, body, 3)
+    assert results[2][0] == 9
+    for rank in (0, 1):
+        code, out, err = results[rank]
+        assert code == 0, err
+        first, then = out.splitlines()
+        seconds, message = first.split(" ", 1)
+        assert float(seconds) < 20  # a closed connection is noticed, not waited out
+        assert message.startswith(f"[all_reduce #") and f"] rank {rank}: " in message
+        assert "(float32[1000], world 3)" in message
+        assert then == "then: " + message + " (the process group is broken since this error; create a new one)"
+    # The ring passes each rank's messages to its neighbour: rank 1, next to the dead rank 2, names it.
+    assert "rank 2 closed the connection" in results[1][1]
+
+
+def test_a_rank_that_hangs_is_named_after_the_timeout(tmp_path):
+    body = """
+        dist.init_process_group("gloo", timeout=timedelta(seconds=2))
+        if rank == 1:
+            time.sleep(15)  # stuck in its own code; never reaches the collective
+            os._exit(0)
+        try:
+            dist.all_reduce(tp.ones(10))
+        except RuntimeError as e:
+            print(e)
+    """
+    results = launch(tmp_path, body, 3)
+    for rank in (0, 2):
+        code, out, err = results[rank]
+        assert code == 0, err
+        assert f"[all_reduce #0] rank {rank}: timed out after 2000 ms" in out
+        assert "rank 1 never reached it (float32[10], world 3)" in out
+
+
+def test_monitored_barrier_names_the_missing_ranks(tmp_path):
+    body = """
+        dist.init_process_group("gloo", timeout=timedelta(seconds=20))
+        dist.monitored_barrier(timeout=timedelta(seconds=5))
+        if rank >= 2:
+            time.sleep(8)
+            os._exit(0)
+        try:
+            dist.monitored_barrier(timeout=timedelta(seconds=1), wait_all_ranks=True)
+            print("passed")
+        except RuntimeError as e:
+            print(e)
+    """
+    results = launch(tmp_path, body, 4)
+    assert results[0][1] == "[monitored_barrier #1] rank 0: ranks 2, 3 did not arrive within 1000 ms (world 4)\n"
+    assert results[1][1] == ("[monitored_barrier #1] rank 1: rank 0 did not release the barrier within 1000 ms (it "
+                             "names the ranks it missed) (world 4)\n")
+
+
+def test_bad_init_methods(tmp_path):
+    body = """
+        for method, kwargs in [("bogus://x", dict(rank=0, world_size=1)), ("env://", {}),
+                               ("tcp://127.0.0.1:1", {})]:
+            try:
+                dist.init_process_group("gloo", init_method=method, **kwargs)
+            except (RuntimeError, ValueError) as e:
+                print(type(e).__name__, e)
+        for backend in ["nccl", "foo"]:
+            try:
+                dist.init_process_group(backend, init_method="file:///tmp/x", rank=0, world_size=1)
+            except (RuntimeError, ValueError) as e:
+                print(type(e).__name__, e)
+        try:
+            dist.get_rank()
+        except ValueError as e:
+            print(type(e).__name__, e)
+    """
+    [(code, out, err)] = launch(tmp_path, body, 1, env={"RANK": None, "MASTER_ADDR": None})
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "RuntimeError No rendezvous handler for bogus://"
+    assert lines[1].startswith("ValueError Error initializing torch.distributed using env:// rendezvous: "
+                               "environment variable RANK expected")
+    assert lines[2].startswith("ValueError Error initializing torch.distributed using tcp:// rendezvous: rank and "
+                               "world_size must be given")
+    assert lines[3] == "RuntimeError Distributed package doesn't have NCCL built in"
+    assert lines[4].startswith("ValueError Unknown backend type 'foo'")
+    assert lines[5] == ("ValueError Default process group has not been initialized, please make sure to call "
+                        "init_process_group.")
