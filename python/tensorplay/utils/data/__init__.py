@@ -16,6 +16,7 @@ from tensorplay.utils.data.dataset import (
     random_split,
 )
 from tensorplay.utils.data import datasets
+from tensorplay.utils.data.distributed import DistributedSampler
 from tensorplay.utils.data.sampler import (
     BatchSampler,
     RandomSampler,
@@ -31,6 +32,7 @@ __all__ = [
     "ConcatDataset",
     "DataLoader",
     "Dataset",
+    "DistributedSampler",
     "IterableDataset",
     "RandomSampler",
     "Sampler",
