@@ -1,6 +1,7 @@
 """The Python examples run as a user runs them. examples/fashion_mnist.py on a tiny slice of the
 real data: it trains in float32 and under autocast, reports, saves, plots, and reloads its
-checkpoint to the same accuracy. examples/autocast_tour.py: every step prints what it shows."""
+checkpoint to the same accuracy. examples/autocast_tour.py: every step prints what it shows.
+examples/ddp_fashion_mnist.py: two processes, started by the launcher, learn."""
 
 import os
 import re
@@ -8,6 +9,8 @@ import subprocess
 import sys
 
 import pytest
+
+import tensorplay.distributed
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPT = os.path.join(ROOT, "examples", "fashion_mnist.py")
@@ -97,3 +100,14 @@ def test_autocast_tour_shows_each_step():
     # the injected overflow at step 1 halves the scale; two clean steps later it doubles
     scales = [float(s) for s in re.findall(r"scale now (\S+)", out)]
     assert scales == [1024.0, 512.0, 512.0, 1024.0], out
+
+
+@pytest.mark.skipif(not tensorplay.distributed.is_available(), reason="tensorplay was built without Gloo")
+def test_ddp_example_trains_on_two_processes_started_by_the_launcher():
+    result = subprocess.run([sys.executable, "-m", "tensorplay.distributed.run", "--nproc-per-node", "2",
+                             os.path.join(ROOT, "examples", "ddp_fashion_mnist.py"), "--limit", "3000", "--epochs", "2",
+                             "--expect-accuracy", "0.6"], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["epoch 1", "epoch 2"]
+    assert lines[-1].endswith("(2 processes)")

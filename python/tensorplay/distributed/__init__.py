@@ -17,8 +17,10 @@ if is_available():
     from tensorplay.distributed.distributed_c10d import *  # noqa: F401,F403
     from tensorplay.distributed.distributed_c10d import __all__ as _c10d_all
     from tensorplay.distributed.store import FileStore, HashStore, PrefixStore, Store, TCPStore
+    from tensorplay.distributed.buckets import GradBucket, _compute_bucket_assignment_by_size
 
-    __all__ = ["is_available", "Store", "TCPStore", "FileStore", "HashStore", "PrefixStore", *_c10d_all]
+    __all__ = ["is_available", "Store", "TCPStore", "FileStore", "HashStore", "PrefixStore", "GradBucket",
+               *_c10d_all]
 else:
     def __getattr__(name):
         if name.startswith("__"):

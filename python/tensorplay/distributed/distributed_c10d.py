@@ -15,6 +15,7 @@ import tensorplay
 from tensorplay._C import _distributed as _dist
 from tensorplay.distributed import rendezvous
 from tensorplay.distributed.store import PrefixStore
+from tensorplay.futures import Future
 
 __all__ = [
     "Backend", "GroupMember", "ProcessGroup", "ProcessGroupGloo", "ReduceOp", "Work", "group", "init_process_group",
@@ -29,6 +30,14 @@ __all__ = [
 
 Work = _dist.Work
 default_pg_timeout = timedelta(minutes=30)
+
+
+def _work_future(work):
+    """A Future of the tensors work writes, complete once work is."""
+    return Future(_completes_by=lambda: (work.wait(), work.result())[1], _ready=work.is_completed)
+
+
+Work.get_future = _work_future
 
 
 class ReduceOp:

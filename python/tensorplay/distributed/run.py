@@ -12,9 +12,10 @@ started with the same --nnodes, --nproc-per-node, --master-addr and --master-por
 a single node, the port defaults to a free one, as torchrun's does. Elastic ranges (--nnodes MIN:MAX)
 and the --rdzv-* options are refused.
 
-The first worker to exit non-zero or by a signal stops the others (SIGTERM to each worker's process
-group, SIGKILL after --shutdown-timeout seconds) and is named on stderr; the launcher then exits with 1,
-as torchrun does. With --max-restarts N this node's workers are restarted instead, up to N times
+A worker that exits non-zero or by a signal stops the others (SIGTERM to each worker's process group,
+SIGKILL after --shutdown-timeout seconds) and is named on stderr (one killed by a signal before the
+ones that failed within the next second, whose errors are usually its consequence); the launcher then
+exits with 1, as torchrun does. With --max-restarts N this node's workers are restarted instead, up to N times
 (TORCHELASTIC_RESTART_COUNT counts them). Unlike torchrun, nothing tells the other nodes: on several
 nodes a restart can only rejoin the job if every node's workers fail and restart together.
 SIGINT, SIGTERM, SIGHUP and SIGQUIT are forwarded to the workers, which are then stopped the same way,
@@ -26,16 +27,19 @@ Only the standard library is imported here: the launcher itself runs no tensorpl
 
 import argparse
 import os
+import queue
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 __all__ = ["main"]
 
 _PROG = "python -m tensorplay.distributed.run"
 _POLL_SECONDS = 0.1  # torchrun's default --monitor-interval
+_SETTLE_SECONDS = 1.0  # how long after a first failure others still count as its peers
 _FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 _RDZV_OPTIONS = ("rdzv-backend", "rdzv-endpoint", "rdzv-id", "rdzv-conf")
 _OMP_WARNING = ("\n*****************************************\n"
@@ -197,17 +201,28 @@ def _stop(workers, signum, timeout):
 
 
 def _watch(workers, received):
-    """(local_rank, exit status) of the first worker to fail; None once all exited cleanly, or as soon as
-    a signal is in received."""
-    while not received:
-        codes = [worker.poll() for worker in workers]
-        failed = [(local_rank, code) for local_rank, code in enumerate(codes) if code not in (None, 0)]
-        if failed:
-            return failed[0]
-        if all(code == 0 for code in codes):
-            return None
-        time.sleep(_POLL_SECONDS)
-    return None
+    """(local_rank, exit status) of the worker whose failure stopped the job; None once all exited
+    cleanly, or as soon as a signal is in received.
+
+    When one rank dies the others fail soon after it, on their broken connections. So the failures of
+    the next second are gathered too, and a worker killed by a signal is named before the workers that
+    exited with an error (their errors are usually the consequence); among equals, the first to exit."""
+    exits = queue.Queue()  # in the order the workers exit: a thread waits for each
+    for local_rank, worker in enumerate(workers):
+        threading.Thread(target=lambda r=local_rank, w=worker: exits.put((r, w.wait())), daemon=True).start()
+    running, failures, deadline = len(workers), [], None
+    while running and not received and (deadline is None or time.monotonic() < deadline):
+        try:
+            local_rank, code = exits.get(timeout=_POLL_SECONDS)
+        except queue.Empty:
+            continue
+        running -= 1
+        if code != 0:
+            failures.append((local_rank, code))
+            deadline = deadline or time.monotonic() + _SETTLE_SECONDS
+    if not failures:
+        return None
+    return min(failures, key=lambda failure: failure[1] >= 0)  # stable: the first killed, else the first
 
 
 def _run(options, received):
