@@ -4,10 +4,12 @@ group, which runs the collectives on a worker thread and returns a Work; ``async
 it at once. Ranks given to the functions (``src``, ``dst``) are global ranks, as in PyTorch; the
 group-local ones are ``group_src``/``group_dst``."""
 
+import fcntl
 import io
 import os
 import pickle
 import socket
+import struct
 import threading
 from datetime import timedelta
 
@@ -207,18 +209,30 @@ def _check_backend(backend):
 
 
 def _local_address(master_addr):
-    """The address the other ranks reach this one on: the interface that routes to the master, or the
-    one GLOO_SOCKET_IFNAME names."""
+    """The address the other ranks reach this one on: TP_SOCKET_HOST, or the address of the interface
+    GLOO_SOCKET_IFNAME names (as in PyTorch), or else that of the interface that routes to the master."""
     if os.environ.get("TP_SOCKET_HOST"):
         return os.environ["TP_SOCKET_HOST"]
+    if os.environ.get("GLOO_SOCKET_IFNAME"):
+        return _interface_address(os.environ["GLOO_SOCKET_IFNAME"].split(",")[0])
     if not master_addr:
         return ""
     try:
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-            probe.connect((socket.gethostbyname(master_addr), 9))
+            probe.connect((socket.gethostbyname(master_addr), 9))  # no packet is sent: it only routes
             return probe.getsockname()[0]
     except OSError:
         return ""
+
+
+def _interface_address(name):
+    siocgifaddr = 0x8915
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            answer = fcntl.ioctl(s.fileno(), siocgifaddr, struct.pack("256s", name[:15].encode()))
+        except OSError as error:
+            raise RuntimeError(f"GLOO_SOCKET_IFNAME={name}: no IPv4 address on that interface ({error.strerror})")
+    return socket.inet_ntoa(answer[20:24])
 
 
 def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1, store=None,
