@@ -271,3 +271,31 @@ for step in range(100):
                              "--shutdown-timeout", "5", str(script)], capture_output=True, text=True, timeout=120)
     assert result.returncode == 1
     assert "rank 1 (local_rank 1) was killed by signal SIGKILL" in result.stderr
+
+
+def test_buckets_start_during_backward_and_results_do_not_depend_on_it(tmp_path):
+    """With small buckets, every bucket but the last starts its all-reduce before backward's last
+    gradient; without the overlap, all start after it; the parameters are the same."""
+    body = """
+tp.distributed.init_process_group("gloo")
+models = {}
+def small_buckets(overlap):
+    def wrap(model):
+        models[overlap] = ddp = DDP(model, bucket_cap_mb=0.0005)
+        ddp._overlap = overlap
+        return ddp
+    return wrap
+result = {"overlap": train(make(), "sgd", rank, world, wrap=small_buckets(True)),
+          "serial": train(make(), "sgd", rank, world, wrap=small_buckets(False))}
+for overlap, model in models.items():
+    events = [name for name, _ in model._timeline]
+    result[f"events {overlap}"] = events
+print(json.dumps(result))
+"""
+    ranks = run_scenarios(tmp_path, body)
+    assert ranks[0]["overlap"] == ranks[0]["serial"]
+    overlapped, serial = ranks[0]["events True"], ranks[0]["events False"]
+    last = "backward's last gradient"
+    assert len(serial) == len(overlapped) >= 5  # forward, two buckets or more, the last gradient, the end
+    assert overlapped.index(last) == len(overlapped) - 3  # only the last bucket starts after it
+    assert serial.index(last) == 1

@@ -21,6 +21,7 @@ How (docs/distributed.md has the longer story):
 import contextlib
 import itertools
 import sys
+import time
 
 import tensorplay
 import tensorplay.distributed as dist
@@ -98,6 +99,10 @@ class DistributedDataParallel(Module):
         self._arrival_order = []
         self._build_buckets(self._initial_buckets())
         self._expect_reduction = False
+        # Whether a bucket's all-reduce starts as soon as it is full (False: all of them once backward
+        # is done; for measuring what the overlap buys). _timeline: the last iteration's events.
+        self._overlap = True
+        self._timeline = []
         self._handles = [p.register_post_accumulate_grad_hook(self._make_hook(i)) for i, p in enumerate(self._params)]
 
     # ---- construction ----
@@ -195,6 +200,7 @@ class DistributedDataParallel(Module):
             bucket.pending = len(bucket.params)
             bucket.future = None
         self._buckets_launched = 0
+        self._timeline = [("forward done", time.perf_counter())]
         self._used = None
         if self.find_unused_parameters:
             used = self._reachable_parameters(output)
@@ -242,16 +248,26 @@ class DistributedDataParallel(Module):
         else:
             view.copy_(param.grad)
         bucket.pending -= 1
+        if len(self._ready) == len(self._params):
+            self._timeline.append(("backward's last gradient", time.perf_counter()))
         if bucket.pending == 0:
-            self._launch(bucket)
+            self._launch_ready_buckets()
 
-    def _launch(self, bucket):
-        state, hook = self._comm_hook
-        grad_bucket = GradBucket(bucket.index, bucket.buffer, bucket.params, bucket.views,
-                                 bucket.index == len(self._buckets) - 1)
-        bucket.future = hook(self.process_group if state is None else state, grad_bucket)
-        self._buckets_launched += 1
-        if self._buckets_launched == len(self._buckets):
+    def _launch_ready_buckets(self):
+        """Starts the all-reduce of each full bucket, in bucket order: every rank must call its
+        collectives in the same order, whichever bucket filled first here."""
+        buckets = self._buckets
+        if not self._overlap and any(b.pending for b in buckets):
+            return
+        while self._buckets_launched < len(buckets) and buckets[self._buckets_launched].pending == 0:
+            bucket = buckets[self._buckets_launched]
+            state, hook = self._comm_hook
+            grad_bucket = GradBucket(bucket.index, bucket.buffer, bucket.params, bucket.views,
+                                     bucket.index == len(buckets) - 1)
+            bucket.future = hook(self.process_group if state is None else state, grad_bucket)
+            self._buckets_launched += 1
+            self._timeline.append((f"bucket {bucket.index} all-reduce started", time.perf_counter()))
+        if self._buckets_launched == len(buckets):
             self._finish_reduction()
 
     def _finish_reduction(self):
@@ -277,6 +293,7 @@ class DistributedDataParallel(Module):
                     p.grad = view.clone()
                 else:
                     p.grad.copy_(view)
+        self._timeline.append(("gradients averaged", time.perf_counter()))
 
     def _fail_unfinished_reduction(self):
         missing = [i for i in range(len(self._params)) if i not in self._ready]
