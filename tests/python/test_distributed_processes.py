@@ -142,3 +142,18 @@ def test_bad_init_methods(tmp_path):
     assert lines[4].startswith("ValueError Unknown backend type 'foo'")
     assert lines[5] == ("ValueError Default process group has not been initialized, please make sure to call "
                         "init_process_group.")
+
+
+def test_without_the_call_check_collectives_still_agree(tmp_path):
+    """TP_DISTRIBUTED_DEBUG=OFF skips comparing the ranks' calls; the collectives are the same."""
+    body = """
+        dist.init_process_group("gloo")
+        t = tp.full((1000,), float(rank))
+        dist.all_reduce(t)
+        outputs = [tp.empty(2) for _ in range(world)]
+        dist.all_gather(outputs, tp.full((2,), float(rank)))
+        print(t[0].item(), [o.tolist() for o in outputs])
+    """
+    for code, out, err in launch(tmp_path, body, 3, env={"TP_DISTRIBUTED_DEBUG": "OFF"}):
+        assert code == 0, err
+        assert out.strip() == "3.0 [[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]]"

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <functional>
@@ -78,6 +79,7 @@ T* typed(const Tensor& t) {
 // Send and receive slots, apart from the ones Gloo's collectives use (prefixes 0x01 to 0x08).
 constexpr uint8_t kSendRecvSlotPrefix = 0x40;
 constexpr uint8_t kMonitoredBarrierSlotPrefix = 0x41;
+constexpr uint8_t kFingerprintSlotPrefix = 0x42;
 
 std::string shape_string(ScalarType dtype, IntArrayRef sizes) {
   std::string s(name(dtype));
@@ -201,13 +203,21 @@ struct BreaksGroup : Error {
 
 }  // namespace
 
-struct ProcessGroupGloo::Impl {
+struct ProcessGroupGloo::Impl : std::enable_shared_from_this<ProcessGroupGloo::Impl> {
   Impl(StorePtr store, int rank, int size, Duration timeout, std::string hostname);
   ~Impl();
 
   // Runs run(tag) on the worker thread after the ranks agreed on call; its Work completes after.
   WorkPtr enqueue(Call call, std::function<void(uint32_t tag)> run, std::vector<Tensor> result);
+  struct Job {
+    Call call;
+    std::function<void(uint32_t)> run;
+    WorkPtr work;
+  };
   void work_loop();
+  void run_if_next(const Work& work);
+  Job take_front();  // with mutex held
+  void execute(Job& job);
   std::exception_ptr run_job(const Call& call, const std::function<void(uint32_t)>& run);
   void check_fingerprints(const Call& call, uint32_t tag);
   std::string transport_error(const std::string& gloo_message) const;
@@ -229,17 +239,31 @@ struct ProcessGroupGloo::Impl {
 
   std::mutex mutex;
   std::condition_variable queue_cv;
-  struct Job {
-    Call call;
-    std::function<void(uint32_t)> run;
-    WorkPtr work;
-  };
   std::deque<Job> queue;
+  bool running = false;  // a job is running (on the worker, or on a caller that waits for it)
   bool stopping = false;
   uint64_t next_sequence = 0;
   std::string broken;  // the first error that killed Gloo's connections
   std::vector<char> barrier_bytes;
+  // Whether the ranks compare their calls before each collective: unless TP_DISTRIBUTED_DEBUG=OFF,
+  // which saves a message exchange per collective and lets a mismatch abort the process in Gloo.
+  bool check_calls = true;
   std::thread worker;
+};
+
+// A collective's Work: waiting for it runs it on the waiting thread when it is next in line.
+class CollectiveWork : public Work {
+ public:
+  CollectiveWork(std::vector<Tensor> result, std::weak_ptr<ProcessGroupGloo::Impl> group)
+      : Work(std::move(result)), group_(std::move(group)) {}
+
+  bool wait(Duration timeout) override {
+    if (auto group = group_.lock()) group->run_if_next(*this);
+    return Work::wait(timeout);
+  }
+
+ private:
+  std::weak_ptr<ProcessGroupGloo::Impl> group_;
 };
 
 ProcessGroupGloo::Impl::Impl(StorePtr store_, int rank_, int size_, Duration timeout_, std::string hostname)
@@ -270,7 +294,6 @@ ProcessGroupGloo::Impl::Impl(StorePtr store_, int rank_, int size_, Duration tim
     TP_FAIL("[init_process_group] rank ", rank, ": could not connect to the other ranks from ", hostname, ": ",
             e.what());
   }
-  // Gloo names a failed peer by its address: learn every rank's, to name the rank instead.
   // Gloo names a failed peer by the address its end of the connection listens on (one per pair):
   // learn each peer's, to name the rank instead.
   auto key = [](int from, int to) { return "address/" + std::to_string(from) + "/" + std::to_string(to); };
@@ -280,6 +303,8 @@ ProcessGroupGloo::Impl::Impl(StorePtr store_, int rank_, int size_, Duration tim
   for (int r = 0; r < size; ++r)
     if (r != rank) peer_addresses[r] = to_string(store->get(key(r, rank)));
   barrier_bytes.resize(size);
+  const char* debug = std::getenv("TP_DISTRIBUTED_DEBUG");
+  check_calls = !(debug && std::string_view(debug) == "OFF");
   worker = std::thread([this] { work_loop(); });
 }
 
@@ -312,7 +337,7 @@ void ProcessGroupGloo::Impl::join(Store& s) const {
 }
 
 WorkPtr ProcessGroupGloo::Impl::enqueue(Call call, std::function<void(uint32_t)> run, std::vector<Tensor> result) {
-  auto work = std::make_shared<Work>(std::move(result));
+  auto work = std::make_shared<CollectiveWork>(std::move(result), weak_from_this());
   {
     std::lock_guard lock(mutex);
     if (!broken.empty()) fail_broken();
@@ -332,13 +357,42 @@ void ProcessGroupGloo::Impl::work_loop() {
     Job job;
     {
       std::unique_lock lock(mutex);
-      queue_cv.wait(lock, [&] { return stopping || !queue.empty(); });
+      queue_cv.wait(lock, [&] { return stopping || (!queue.empty() && !running); });
       if (queue.empty()) return;
-      job = std::move(queue.front());
-      queue.pop_front();
+      job = take_front();
     }
-    job.work->finish(run_job(job.call, job.run));
+    execute(job);
   }
+}
+
+// Waking the worker thread, and then the waiting caller, costs more than a small collective takes
+// (most of all on a virtual machine, whose idle CPUs wake slowly): a caller that waits for the next
+// job to run runs it itself. Jobs still run one at a time, in order.
+void ProcessGroupGloo::Impl::run_if_next(const Work& work) {
+  Job job;
+  {
+    std::lock_guard lock(mutex);
+    if (running || queue.empty() || queue.front().work.get() != &work) return;
+    job = take_front();
+  }
+  execute(job);
+}
+
+ProcessGroupGloo::Impl::Job ProcessGroupGloo::Impl::take_front() {
+  Job job = std::move(queue.front());
+  queue.pop_front();
+  running = true;
+  return job;
+}
+
+void ProcessGroupGloo::Impl::execute(Job& job) {
+  std::exception_ptr error = run_job(job.call, job.run);
+  {
+    std::lock_guard lock(mutex);
+    running = false;
+  }
+  queue_cv.notify_all();
+  job.work->finish(error);
 }
 
 std::exception_ptr ProcessGroupGloo::Impl::run_job(const Call& call, const std::function<void(uint32_t)>& run) {
@@ -354,7 +408,7 @@ std::exception_ptr ProcessGroupGloo::Impl::run_job(const Call& call, const std::
     }
     NoGradGuard no_grad;
     // A monitored barrier is there to find the ranks that do not arrive: it must not wait for them first.
-    if (size > 1 && call.op != kMonitoredBarrier) check_fingerprints(call, tag);
+    if (size > 1 && call.op != kMonitoredBarrier && check_calls) check_fingerprints(call, tag);
     run(tag + 1);
     return nullptr;
   } catch (const Mismatch&) {
@@ -379,13 +433,24 @@ std::exception_ptr ProcessGroupGloo::Impl::run_job(const Call& call, const std::
 }
 
 void ProcessGroupGloo::Impl::check_fingerprints(const Call& call, uint32_t tag) {
-  Fingerprint mine = call.fingerprint();
+  // Every rank sends its fingerprint straight to every other: one message's latency, where Gloo's
+  // allgather takes several steps.
   std::vector<Fingerprint> all(size);
-  gloo::AllgatherOptions options(context);
-  options.setInput(reinterpret_cast<uint8_t*>(&mine), sizeof(Fingerprint));
-  options.setOutput(reinterpret_cast<uint8_t*>(all.data()), sizeof(Fingerprint) * size);
-  common(options, tag);
-  gloo::allgather(options);
+  all[rank] = call.fingerprint();
+  const Fingerprint& mine = all[rank];
+  auto slot = static_cast<uint64_t>(gloo::Slot::build(kFingerprintSlotPrefix, tag));
+  auto sent = context->createUnboundBuffer(&all[rank], sizeof(Fingerprint));
+  std::vector<std::unique_ptr<gloo::transport::UnboundBuffer>> received(size);
+  for (int r = 0; r < size; ++r) {
+    if (r == rank) continue;
+    received[r] = context->createUnboundBuffer(&all[r], sizeof(Fingerprint));
+    received[r]->recv(r, slot);
+    sent->send(r, slot);
+  }
+  for (int r = 0; r < size; ++r)
+    if (r != rank) received[r]->waitRecv(timeout);
+  for (int r = 0; r < size; ++r)
+    if (r != rank) sent->waitSend(timeout);
   for (int r = 0; r < size; ++r) {
     if (all[r] == mine) continue;
     std::string message =
@@ -436,7 +501,7 @@ std::string ProcessGroupGloo::Impl::transport_error(const std::string& gloo_mess
 
 ProcessGroupGloo::ProcessGroupGloo(StorePtr store, int rank, int size, Duration timeout, std::string hostname)
     : ProcessGroup(rank, size),
-      impl_(std::make_unique<Impl>(std::move(store), rank, size, timeout, std::move(hostname))) {}
+      impl_(std::make_shared<Impl>(std::move(store), rank, size, timeout, std::move(hostname))) {}
 
 ProcessGroupGloo::~ProcessGroupGloo() = default;
 

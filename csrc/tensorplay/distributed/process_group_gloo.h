@@ -5,7 +5,9 @@
 // - every collective carries a sequence number and its errors name the op, that number, the
 //   tensor, this rank and the peer's rank (Gloo names only a peer's address);
 // - before each collective the ranks compare what they are about to run (op, dtype, shape, root),
-//   because Gloo aborts the whole process when the sizes differ; a mismatch raises on every rank;
+//   because Gloo aborts the whole process when the sizes differ; a mismatch raises on every rank
+//   (TP_DISTRIBUTED_DEBUG=OFF skips the check and its message exchange);
+// - a caller that waits for the next collective runs it itself, sparing two thread wake-ups;
 // - after a transport error or a timeout Gloo's connections are dead, so the group is broken:
 //   later calls fail at once with the first error;
 // - float16 and bfloat16 are reduced in float32 and rounded once; AVG and the bitwise ops, which
@@ -48,7 +50,7 @@ class ProcessGroupGloo : public ProcessGroup {
   struct Impl;
 
  private:
-  std::unique_ptr<Impl> impl_;
+  std::shared_ptr<Impl> impl_;  // shared with the Works, which may run their collective
 };
 
 }  // namespace tp::distributed
