@@ -512,18 +512,22 @@ uint64_t ProcessGroupGloo::sequence_number() const {
   return impl_->next_sequence;
 }
 
+// Gloo's all-reduce of buffer (contiguous, in the dtype it is reduced in), in place.
+static void all_reduce_in_place(ProcessGroupGloo::Impl& g, const Tensor& buffer, ReduceFunction fn, uint32_t tag) {
+  if (buffer.numel() == 0 || g.size == 1) return;
+  gloo::AllreduceOptions options(g.context);
+  with_element_type(buffer.itemsize(), [&]<class T>(T) { options.setOutput(typed<T>(buffer), buffer.numel()); });
+  options.setReduceFunction(fn);
+  g.common(options, tag);
+  gloo::allreduce(options);
+}
+
 WorkPtr ProcessGroupGloo::all_reduce(const Tensor& tensor, ReduceOp op) {
   ReduceFunction fn = reduce_function("all_reduce", tensor.dtype(), op);
   Impl& g = *impl_;
   auto run = [&g, tensor, op, fn](uint32_t tag) {
     Tensor buffer = wire_buffer(tensor, true);
-    if (buffer.numel() > 0 && g.size > 1) {
-      gloo::AllreduceOptions options(g.context);
-      with_element_type(buffer.itemsize(), [&]<class T>(T) { options.setOutput(typed<T>(buffer), buffer.numel()); });
-      options.setReduceFunction(fn);
-      g.common(options, tag);
-      gloo::allreduce(options);
-    }
+    all_reduce_in_place(g, buffer, fn, tag);
     if (op == ReduceOp::AVG) div_(buffer, Scalar(static_cast<int64_t>(g.size)));
     write_back(tensor, buffer);
   };
@@ -625,13 +629,7 @@ WorkPtr ProcessGroupGloo::reduce_scatter_tensor(const Tensor& output, const Tens
   auto run = [&g, output, input, op, fn](uint32_t tag) {
     // Gloo has no reduce-scatter of this form: all-reduce a copy and keep this rank's block.
     Tensor buffer = wire_copy(input, true).view({input.numel()});
-    if (buffer.numel() > 0 && g.size > 1) {
-      gloo::AllreduceOptions options(g.context);
-      with_element_type(buffer.itemsize(), [&]<class T>(T) { options.setOutput(typed<T>(buffer), buffer.numel()); });
-      options.setReduceFunction(fn);
-      g.common(options, tag);
-      gloo::allreduce(options);
-    }
+    all_reduce_in_place(g, buffer, fn, tag);
     int64_t n = output.numel();
     Tensor mine = narrow(buffer, 0, g.rank * n, n);
     if (op == ReduceOp::AVG) div_(mine, Scalar(static_cast<int64_t>(g.size)));
