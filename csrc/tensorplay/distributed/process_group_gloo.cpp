@@ -203,6 +203,14 @@ struct BreaksGroup : Error {
 
 }  // namespace
 
+// The ranks' fingerprints of one call, sent to every peer as soon as the call is made: by the time
+// the call's turn comes (after the calls before it), the peers' have usually arrived.
+struct FingerprintExchange {
+  std::vector<Fingerprint> all;  // by rank
+  std::unique_ptr<gloo::transport::UnboundBuffer> sent;
+  std::vector<std::unique_ptr<gloo::transport::UnboundBuffer>> received;  // by rank
+};
+
 struct ProcessGroupGloo::Impl : std::enable_shared_from_this<ProcessGroupGloo::Impl> {
   Impl(StorePtr store, int rank, int size, Duration timeout, std::string hostname);
   ~Impl();
@@ -213,13 +221,15 @@ struct ProcessGroupGloo::Impl : std::enable_shared_from_this<ProcessGroupGloo::I
     Call call;
     std::function<void(uint32_t)> run;
     WorkPtr work;
+    std::unique_ptr<FingerprintExchange> fingerprints;  // null when the ranks do not compare calls
   };
   void work_loop();
   void run_if_next(const Work& work);
   Job take_front();  // with mutex held
   void execute(Job& job);
-  std::exception_ptr run_job(const Call& call, const std::function<void(uint32_t)>& run);
-  void check_fingerprints(const Call& call, uint32_t tag);
+  std::exception_ptr run_job(Job& job);
+  std::unique_ptr<FingerprintExchange> start_fingerprint_exchange(const Call& call);
+  void check_fingerprints(const Call& call, FingerprintExchange& exchange);
   std::string transport_error(const std::string& gloo_message) const;
   std::string ranks_absent_from(uint64_t sequence) const;
   [[noreturn]] void fail_broken() const;
@@ -342,7 +352,10 @@ WorkPtr ProcessGroupGloo::Impl::enqueue(Call call, std::function<void(uint32_t)>
     std::lock_guard lock(mutex);
     if (!broken.empty()) fail_broken();
     call.sequence = next_sequence++;
-    queue.push_back({std::move(call), std::move(run), work});
+    // A monitored barrier is there to find the ranks that do not arrive: it must not wait for them.
+    auto fingerprints = check_calls && size > 1 && call.op != kMonitoredBarrier ? start_fingerprint_exchange(call)
+                                                                                 : nullptr;
+    queue.push_back({std::move(call), std::move(run), work, std::move(fingerprints)});
   }
   queue_cv.notify_one();
   return work;
@@ -386,7 +399,7 @@ ProcessGroupGloo::Impl::Job ProcessGroupGloo::Impl::take_front() {
 }
 
 void ProcessGroupGloo::Impl::execute(Job& job) {
-  std::exception_ptr error = run_job(job.call, job.run);
+  std::exception_ptr error = run_job(job);
   {
     std::lock_guard lock(mutex);
     running = false;
@@ -395,7 +408,8 @@ void ProcessGroupGloo::Impl::execute(Job& job) {
   job.work->finish(error);
 }
 
-std::exception_ptr ProcessGroupGloo::Impl::run_job(const Call& call, const std::function<void(uint32_t)>& run) {
+std::exception_ptr ProcessGroupGloo::Impl::run_job(Job& job) {
+  const Call& call = job.call;
   std::string header = "[" + call.title() + "] rank " + std::to_string(rank) + ": ";
   std::string tensor = call.tensor ? shape_string(call.tensor->dtype(), call.tensor->sizes()) + ", " : "";
   std::string trailer = " (" + tensor + "world " + std::to_string(size) + ")";
@@ -407,9 +421,8 @@ std::exception_ptr ProcessGroupGloo::Impl::run_job(const Call& call, const std::
       if (!broken.empty()) fail_broken();
     }
     NoGradGuard no_grad;
-    // A monitored barrier is there to find the ranks that do not arrive: it must not wait for them first.
-    if (size > 1 && call.op != kMonitoredBarrier && check_calls) check_fingerprints(call, tag);
-    run(tag + 1);
+    if (job.fingerprints) check_fingerprints(call, *job.fingerprints);
+    job.run(tag + 1);
     return nullptr;
   } catch (const Mismatch&) {
     return std::current_exception();
@@ -432,25 +445,38 @@ std::exception_ptr ProcessGroupGloo::Impl::run_job(const Call& call, const std::
   }
 }
 
-void ProcessGroupGloo::Impl::check_fingerprints(const Call& call, uint32_t tag) {
-  // Every rank sends its fingerprint straight to every other: one message's latency, where Gloo's
-  // allgather takes several steps.
-  std::vector<Fingerprint> all(size);
-  all[rank] = call.fingerprint();
+// Every rank sends its fingerprint straight to every other: one message's latency, where Gloo's
+// allgather takes several steps. Called with mutex held, in the order of the calls.
+std::unique_ptr<FingerprintExchange> ProcessGroupGloo::Impl::start_fingerprint_exchange(const Call& call) {
+  auto exchange = std::make_unique<FingerprintExchange>();
+  exchange->all.resize(size);
+  exchange->all[rank] = call.fingerprint();
+  exchange->received.resize(size);
+  auto slot = static_cast<uint64_t>(gloo::Slot::build(kFingerprintSlotPrefix, static_cast<uint32_t>(call.sequence)));
+  try {
+    exchange->sent = context->createUnboundBuffer(&exchange->all[rank], sizeof(Fingerprint));
+    for (int r = 0; r < size; ++r) {
+      if (r == rank) continue;
+      exchange->received[r] = context->createUnboundBuffer(&exchange->all[r], sizeof(Fingerprint));
+      exchange->received[r]->recv(r, slot);
+      exchange->sent->send(r, slot);
+    }
+  } catch (const std::exception&) {
+    // Gloo's connections are gone: the call's own turn reports it, as the group's error.
+  }
+  return exchange;
+}
+
+void ProcessGroupGloo::Impl::check_fingerprints(const Call& call, FingerprintExchange& exchange) {
+  std::vector<Fingerprint>& all = exchange.all;
   const Fingerprint& mine = all[rank];
-  auto slot = static_cast<uint64_t>(gloo::Slot::build(kFingerprintSlotPrefix, tag));
-  auto sent = context->createUnboundBuffer(&all[rank], sizeof(Fingerprint));
-  std::vector<std::unique_ptr<gloo::transport::UnboundBuffer>> received(size);
   for (int r = 0; r < size; ++r) {
     if (r == rank) continue;
-    received[r] = context->createUnboundBuffer(&all[r], sizeof(Fingerprint));
-    received[r]->recv(r, slot);
-    sent->send(r, slot);
+    if (!exchange.received[r]) GLOO_THROW_IO_EXCEPTION("the fingerprints of the call were not sent");
+    exchange.received[r]->waitRecv(timeout);
   }
   for (int r = 0; r < size; ++r)
-    if (r != rank) received[r]->waitRecv(timeout);
-  for (int r = 0; r < size; ++r)
-    if (r != rank) sent->waitSend(timeout);
+    if (r != rank) exchange.sent->waitSend(timeout);
   for (int r = 0; r < size; ++r) {
     if (all[r] == mine) continue;
     std::string message =
