@@ -270,6 +270,17 @@ TEST(PrefixStore, KeysLiveUnderThePrefixAndNumKeysCountsTheUnderlyingStore) {
   EXPECT_THROW(PrefixStore("p", nullptr), Error);
 }
 
+TEST(PrefixStore, TheTimeoutIsTheUnderlyingStores) {
+  auto base = std::make_shared<HashStore>(kLong);
+  PrefixStore prefixed("p", base);
+  EXPECT_EQ(prefixed.timeout(), kLong);
+  prefixed.set_timeout(Duration(50));
+  EXPECT_EQ(base->timeout(), Duration(50));
+  base->set_timeout(Duration(70));
+  EXPECT_EQ(prefixed.timeout(), Duration(70));
+  EXPECT_THROW(prefixed.get("missing"), Error);  // after 70 ms, not kLong
+}
+
 // A port nothing listens on, as far as anyone can tell.
 uint16_t free_port() {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);

@@ -3,9 +3,8 @@
 // several groups can share one store without their keys meeting. num_keys counts the whole
 // underlying store, as PyTorch's does.
 //
-// Timeouts are the underlying store's: get and wait forward to it, and its timeout applies
-// (PyTorch's PrefixStore reads and sets its store's timeout; Store::set_timeout is not virtual
-// here, so set a timeout on the underlying store).
+// The timeout is the underlying store's: reading or setting it here reads or sets that store's, as
+// PyTorch's PrefixStore does.
 
 #include <string>
 #include <vector>
@@ -20,6 +19,8 @@ class PrefixStore : public Store {
 
   const std::string& prefix() const { return prefix_; }
   const StorePtr& underlying_store() const { return store_; }
+  Duration timeout() const override { return store_->timeout(); }
+  void set_timeout(Duration timeout) override { store_->set_timeout(timeout); }
 
   void set(const std::string& key, const Bytes& value) override;
   Bytes get(const std::string& key) override;

@@ -43,11 +43,12 @@ class Store {
   // Blocks until every key exists; a timeout names the keys still missing.
   virtual void wait(const std::vector<std::string>& keys, Duration timeout = kUseStoreTimeout) = 0;
 
-  Duration timeout() const { return timeout_; }
-  void set_timeout(Duration timeout) { timeout_ = timeout; }
+  // Virtual: a store that forwards to another (PrefixStore) has that store's timeout.
+  virtual Duration timeout() const { return timeout_; }
+  virtual void set_timeout(Duration timeout) { timeout_ = timeout; }
 
  protected:
-  Duration resolve(Duration timeout) const { return timeout == kUseStoreTimeout ? timeout_ : timeout; }
+  Duration resolve(Duration timeout) const { return timeout == kUseStoreTimeout ? this->timeout() : timeout; }
 
  private:
   Duration timeout_;
