@@ -77,8 +77,8 @@ def supported(dtype, op):
         return not (dtype.is_floating_point or dtype.is_complex)
     if op == "AVG":
         return dtype.is_floating_point or dtype.is_complex
-    if op in ("MIN", "MAX"):
-        return not dtype.is_complex
+    if dtype.is_complex:
+        return op in ("SUM", "AVG")
     return True
 
 
@@ -335,3 +335,51 @@ def test_world_of_one():
     dist.all_gather(out, t, group=group)
     dist.barrier(group=group)
     assert t.tolist() == [0, 1, 2, 3] and out[0].tolist() == [0, 1, 2, 3]
+
+
+def test_list_forms_and_point_to_point_batches(ranks):
+    """all_to_all and reduce_scatter (the list forms), batch_isend_irecv, send/recv_object_list."""
+    world = ranks.world
+
+    def call(rank, group):
+        got = {}
+        outputs = [tp.empty(2) for _ in range(world)]
+        dist.all_to_all(outputs, [tp.full((2,), float(10 * rank + r)) for r in range(world)], group=group)
+        got["all_to_all"] = [o.tolist() for o in outputs]
+        out = tp.empty(3)
+        dist.reduce_scatter(out, [tp.full((3,), float(rank + r)) for r in range(world)], group=group)
+        got["reduce_scatter"] = out.tolist()
+        right, left = (rank + 1) % world, (rank - 1) % world
+        received = tp.empty(4)
+        works = dist.batch_isend_irecv([dist.P2POp(dist.isend, tp.full((4,), float(rank)), right, group),
+                                        dist.P2POp(dist.irecv, received, left, group)])
+        for work in works:
+            work.wait()
+        got["batch"] = received.tolist()
+        if rank == 0:
+            dist.send_object_list([{"to": 1}, "two"], dst=1, group=group)
+        elif rank == 1:
+            objects = [None, None]
+            got["sender"] = dist.recv_object_list(objects, group=group)
+            got["objects"] = objects
+        return got
+
+    for rank, got in enumerate(ranks.run(call)):
+        assert got["all_to_all"] == [[float(10 * r + rank)] * 2 for r in range(world)]
+        assert got["reduce_scatter"] == [float(sum(r + rank for r in range(world)))] * 3
+        assert got["batch"] == [float((rank - 1) % world)] * 4
+        if rank == 1:
+            assert got["sender"] == 0 and got["objects"] == [{"to": 1}, "two"]
+
+
+def test_small_helpers(monkeypatch):
+    assert dist.supports_complex(dist.ReduceOp.SUM) and dist.supports_complex(dist.ReduceOp.AVG)
+    assert not any(dist.supports_complex(getattr(dist.ReduceOp, op)) for op in ("MAX", "MIN", "PRODUCT", "BAND"))
+    monkeypatch.delenv("LOCAL_RANK", raising=False)
+    assert dist.get_node_local_rank(fallback_rank=3) == 3
+    with pytest.raises(RuntimeError, match="LOCAL_RANK is not in the environment"):
+        dist.get_node_local_rank()
+    monkeypatch.setenv("LOCAL_RANK", "1")
+    assert dist.get_node_local_rank(fallback_rank=3) == 1
+    with pytest.raises(ValueError, match="Expected ``op`` to be of type"):
+        dist.P2POp(dist.all_reduce, tp.ones(1), 0)

@@ -87,11 +87,10 @@ ReduceFunction logical(ReduceOp op) {
   }
 }
 
+// Complex numbers sum (and average) only, as PyTorch's supports_complex allows.
 template <class T>
 ReduceFunction complex(ReduceOp op) {
-  if (op == ReduceOp::SUM || op == ReduceOp::AVG) return combine<std::complex<T>, Sum>;
-  if (op == ReduceOp::PRODUCT) return combine<std::complex<T>, Product>;
-  return nullptr;
+  return op == ReduceOp::SUM || op == ReduceOp::AVG ? combine<std::complex<T>, Sum> : nullptr;
 }
 
 ReduceFunction lookup(ScalarType dtype, ReduceOp op) {

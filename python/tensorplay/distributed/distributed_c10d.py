@@ -27,7 +27,8 @@ __all__ = [
     "all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor", "reduce_scatter_tensor", "gather",
     "scatter", "all_to_all_single", "barrier", "monitored_barrier", "send", "recv", "isend", "irecv",
     "broadcast_object_list", "all_gather_object", "gather_object", "scatter_object_list", "get_default_backend_for_device",
-    "default_pg_timeout",
+    "default_pg_timeout", "all_to_all", "reduce_scatter", "P2POp", "batch_isend_irecv", "send_object_list",
+    "recv_object_list", "get_node_local_rank", "supports_complex", "get_pg_count",
 ]
 
 Work = _dist.Work
@@ -378,6 +379,11 @@ def _reduce_op(op):
     return op
 
 
+def supports_complex(reduceOp):
+    """Whether reduceOp applies to complex tensors (SUM and AVG do)."""
+    return reduceOp not in (ReduceOp.MAX, ReduceOp.MIN, ReduceOp.PRODUCT, ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR)
+
+
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     _tensor(tensor, "tensor")
     if not _is_member(group):
@@ -466,6 +472,50 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     return _finish(_resolve(group)._impl.all_to_all_single(output, input), async_op)
 
 
+def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
+    """input_tensor_list[i] goes to rank i, whose output_tensor_list[me] receives it. tensorplay runs it
+    as one all_to_all_single, so the tensors must all have one shape and dtype."""
+    _tensor_list(output_tensor_list, "output_tensor_list")
+    _tensor_list(input_tensor_list, "input_tensor_list")
+    if not _is_member(group):
+        return None
+    pg = _resolve(group)
+    if len(input_tensor_list) != pg.size() or len(output_tensor_list) != pg.size():
+        raise ValueError(f"all_to_all: the tensor lists must have world size {pg.size()} tensors, got "
+                         f"{len(output_tensor_list)} and {len(input_tensor_list)}")
+    shapes = {(tuple(t.shape), t.dtype) for t in output_tensor_list + input_tensor_list}
+    if len(shapes) != 1:
+        raise NotImplementedError("all_to_all: tensorplay needs every tensor of both lists to have one shape and "
+                                  f"dtype, got {sorted(str(s) for s in shapes)}")
+    stacked = tensorplay.stack(input_tensor_list)
+    received = tensorplay.empty_like(stacked)
+    work = pg._impl.all_to_all_single(received, stacked)
+
+    def unstack():
+        work.wait()
+        for out, block in zip(output_tensor_list, received):
+            out.copy_(block)
+        return output_tensor_list
+
+    return _finish(_Deferred(work, unstack), async_op)
+
+
+def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
+    """output = input_list[me], reduced across the ranks (every rank gives world size tensors)."""
+    _tensor(output, "output")
+    _tensor_list(input_list, "input_list")
+    if not _is_member(group):
+        return None
+    pg = _resolve(group)
+    if len(input_list) != pg.size():
+        raise ValueError(f"reduce_scatter: input_list must have world size {pg.size()} tensors, got {len(input_list)}")
+    for t in input_list:
+        if t.shape != output.shape or t.dtype != output.dtype:
+            raise ValueError(f"reduce_scatter: every input must be the output's {output.dtype}{list(output.shape)}, "
+                             f"got {t.dtype}{list(t.shape)}")
+    return _finish(pg._impl.reduce_scatter_tensor(output, tensorplay.stack(input_list), _reduce_op(op)), async_op)
+
+
 def barrier(group=None, async_op=False, device_ids=None):
     if not _is_member(group):
         return None
@@ -520,6 +570,78 @@ def recv(tensor, src=None, group=None, tag=0, group_src=None):
         return -1
     work.wait()
     return get_global_rank(_resolve(group), work._source_rank())
+
+
+class P2POp:
+    """One send or receive for batch_isend_irecv: op is isend or irecv."""
+
+    def __init__(self, op, tensor, peer=None, group=None, tag=0, group_peer=None):
+        if op not in (isend, irecv):
+            raise ValueError("Invalid ``op``. Expected ``op`` to be of type ``torch.distributed.isend`` or "
+                             "``torch.distributed.irecv``.")
+        _tensor(tensor, "tensor")
+        self.op, self.tensor, self.peer, self.group, self.tag, self.group_peer = op, tensor, peer, group, tag, group_peer
+
+    def __repr__(self):
+        return f"P2POp(op={self.op.__name__}, peer={self.peer}, tag={self.tag}, tensor={self.tensor.dtype}" \
+               f"{list(self.tensor.shape)})"
+
+
+def batch_isend_irecv(p2p_op_list):
+    """Starts every send and receive of the list; returns their Works."""
+    if not isinstance(p2p_op_list, list) or not all(isinstance(p, P2POp) for p in p2p_op_list):
+        raise ValueError("Invalid ``p2p_op_list``. Each op is expected to to be of type ``torch.distributed.P2POp``.")
+    works = []
+    for p in p2p_op_list:
+        if p.op is isend:
+            works.append(isend(p.tensor, p.peer, p.group, p.tag, p.group_peer))
+        else:
+            works.append(irecv(p.tensor, p.peer, p.group, p.tag, p.group_peer))
+    return works
+
+
+def get_node_local_rank(fallback_rank=None):
+    """This process's rank on its node: LOCAL_RANK (the launcher sets it), else fallback_rank."""
+    if "LOCAL_RANK" in os.environ:
+        return int(os.environ["LOCAL_RANK"])
+    if fallback_rank is not None:
+        return int(fallback_rank)
+    raise RuntimeError("LOCAL_RANK is not in the environment. Consider passing fallback_rank to allow "
+                       "`get_node_local_rank` to work, assuming you are not running in a multi-device context and "
+                       "want the code to run locally instead.")
+
+
+def get_pg_count():
+    """How many process groups this process has made (the default one included)."""
+    return (1 if _world.default is not None else 0) + _world.group_count
+
+
+class _Deferred:
+    """A Work whose completion runs finish() once (for collectives made of a Work and a copy)."""
+
+    def __init__(self, work, finish):
+        self._work, self._finish, self._result = work, finish, None
+
+    def wait(self, timeout=None):
+        if self._finish is not None:
+            self._result, self._finish = self._finish(), None
+        return True
+
+    def is_completed(self):
+        return self._finish is None
+
+    def is_success(self):
+        return self._finish is None
+
+    def exception(self):
+        return self._work.exception()
+
+    def result(self):
+        self.wait()
+        return self._result
+
+    def get_future(self):
+        return Future(_completes_by=self.result, _ready=self.is_completed)
 
 
 # ---- Python objects, pickled into uint8 tensors ----
@@ -589,6 +711,39 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
         for i, size in enumerate(sizes.tolist()):
             object_list[i] = _from_tensor(data[offset:offset + size], size)
             offset += size
+
+
+def send_object_list(object_list, dst=None, group=None, device=None, group_dst=None, use_batch=False):
+    """Sends object_list's objects (picklable) to dst, whose recv_object_list receives them."""
+    if not _is_member(group):
+        return
+    pg = _resolve(group)
+    peer = _peer(pg, dst, group_dst, "dst")
+    tensors = [_to_tensor(obj) for obj in object_list]
+    pg._impl.send(tensorplay.tensor([t.numel() for t in tensors], dtype=tensorplay.int64), peer, 0).wait()
+    if tensors:
+        pg._impl.send(tensorplay.cat(tensors), peer, 0).wait()
+
+
+def recv_object_list(object_list, src=None, group=None, device=None, group_src=None, use_batch=False):
+    """Fills object_list with the objects send_object_list sent (from any rank when src is None); returns
+    the sender's rank."""
+    if not _is_member(group):
+        return -1
+    pg = _resolve(group)
+    peer = None if src is None and group_src is None else _peer(pg, src, group_src, "src")
+    sizes = tensorplay.zeros(len(object_list), dtype=tensorplay.int64)
+    work = pg._impl.recv(sizes, peer, 0)
+    work.wait()
+    sender = work._source_rank()
+    data = tensorplay.empty(int(sizes.sum().item()), dtype=tensorplay.uint8)
+    if data.numel():
+        pg._impl.recv(data, sender, 0).wait()
+    offset = 0
+    for i, size in enumerate(sizes.tolist()):
+        object_list[i] = _from_tensor(data[offset:offset + size], size)
+        offset += size
+    return get_global_rank(pg, sender)
 
 
 def scatter_object_list(scatter_object_output_list, scatter_object_input_list=None, src=None, group=None,
