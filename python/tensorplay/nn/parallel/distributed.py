@@ -25,6 +25,7 @@ import time
 
 import tensorplay
 import tensorplay.distributed as dist
+from tensorplay.distributed.algorithms.ddp_comm_hooks import default_hooks
 from tensorplay.distributed.buckets import GradBucket, bucket_indices
 from tensorplay.nn.modules.module import Module
 
@@ -48,12 +49,6 @@ class _Bucket:
             offset += p.numel()
         self.pending = len(params)
         self.future = None
-
-
-def _allreduce_hook(group, bucket):
-    """The default: average by dividing first, then summing across ranks."""
-    buffer = bucket.buffer().div_(group.size())
-    return dist.all_reduce(buffer, group=group, async_op=True).get_future().then(lambda fut: fut.value()[0])
 
 
 class DistributedDataParallel(Module):
@@ -91,7 +86,7 @@ class DistributedDataParallel(Module):
         named = [(n, p) for n, p in module.named_parameters() if p.requires_grad]
         self._param_names = [n for n, _ in named]
         self._params = [p for _, p in named]
-        self._comm_hook = (None, _allreduce_hook)
+        self._comm_hook = None  # (state, hook) once registered; default_hooks.allreduce_hook until then
         self._check_same_parameters()
         if init_sync:
             self._sync_module_states()
@@ -261,7 +256,7 @@ class DistributedDataParallel(Module):
             return
         while self._buckets_launched < len(buckets) and buckets[self._buckets_launched].pending == 0:
             bucket = buckets[self._buckets_launched]
-            state, hook = self._comm_hook
+            state, hook = self._comm_hook or (None, default_hooks.allreduce_hook)
             grad_bucket = GradBucket(bucket.index, bucket.buffer, bucket.params, bucket.views,
                                      bucket.index == len(buckets) - 1)
             bucket.future = hook(self.process_group if state is None else state, grad_bucket)
@@ -321,7 +316,7 @@ class DistributedDataParallel(Module):
 
     def register_comm_hook(self, state, hook):
         """hook(state, bucket) -> Future of the bucket's reduced buffer replaces the all-reduce."""
-        if self._comm_hook[1] is not _allreduce_hook:
+        if self._comm_hook is not None:
             raise RuntimeError("register_comm_hook or register_builtin_comm_hook can only be called once.")
         if not callable(hook):
             raise TypeError("Communication hook must be callable.")
