@@ -408,7 +408,8 @@ std::exception_ptr ProcessGroupGloo::Impl::run_job(Job& job) {
   std::string header = "[" + call.title() + "] rank " + std::to_string(rank) + ": ";
   std::string tensor = call.tensor ? shape_string(call.tensor->dtype(), call.tensor->sizes()) + ", " : "";
   std::string trailer = " (" + tensor + "world " + std::to_string(size) + ")";
-  // Tags name the messages of one collective; two per call: the fingerprints', then the data's.
+  // Tags name the messages of one collective: the data's go by tag + 1 (the fingerprints' go by a slot
+  // prefix of their own and the sequence number).
   auto tag = static_cast<uint32_t>(2 * call.sequence);
   try {
     {
