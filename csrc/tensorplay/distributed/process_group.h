@@ -1,9 +1,11 @@
 #pragma once
 // A group of ranks that run collectives together (torch.distributed's ProcessGroup), whatever the
 // engine underneath: Gloo for CPU tensors today; a CUDA engine (NCCL) would be a second subclass
-// connecting through the same Store. Each call returns a Work; the tensors must not be touched
-// until it completes. Calls are matched across ranks by their order: every rank must call the
-// same collectives in the same order.
+// connecting through the same Store. Each collective returns a Work. With async_op it returns at
+// once and the tensors must not be touched until the Work completes; without, it returns once the
+// collective has completed (and throws its error), run on the calling thread where the engine can,
+// which saves the thread hand-offs that a small collective's latency is mostly made of. Calls are
+// matched across ranks by their order: every rank must call the same collectives in the same order.
 
 #include <optional>
 #include <string>
@@ -24,19 +26,19 @@ class ProcessGroup {
   int size() const { return size_; }
   virtual std::string backend_name() const = 0;
 
-  virtual WorkPtr all_reduce(const Tensor& tensor, ReduceOp op) = 0;
-  virtual WorkPtr broadcast(const Tensor& tensor, int root) = 0;
+  virtual WorkPtr all_reduce(const Tensor& tensor, ReduceOp op, bool async_op) = 0;
+  virtual WorkPtr broadcast(const Tensor& tensor, int root, bool async_op) = 0;
   // Result on root only; the other ranks' tensor is left as it was.
-  virtual WorkPtr reduce(const Tensor& tensor, int root, ReduceOp op) = 0;
-  virtual WorkPtr all_gather(const std::vector<Tensor>& outputs, const Tensor& input) = 0;
-  virtual WorkPtr all_gather_into_tensor(const Tensor& output, const Tensor& input) = 0;
-  virtual WorkPtr reduce_scatter_tensor(const Tensor& output, const Tensor& input, ReduceOp op) = 0;
+  virtual WorkPtr reduce(const Tensor& tensor, int root, ReduceOp op, bool async_op) = 0;
+  virtual WorkPtr all_gather(const std::vector<Tensor>& outputs, const Tensor& input, bool async_op) = 0;
+  virtual WorkPtr all_gather_into_tensor(const Tensor& output, const Tensor& input, bool async_op) = 0;
+  virtual WorkPtr reduce_scatter_tensor(const Tensor& output, const Tensor& input, ReduceOp op, bool async_op) = 0;
   // outputs on root only (empty elsewhere); inputs likewise for scatter.
-  virtual WorkPtr gather(const std::vector<Tensor>& outputs, const Tensor& input, int root) = 0;
-  virtual WorkPtr scatter(const Tensor& output, const std::vector<Tensor>& inputs, int root) = 0;
+  virtual WorkPtr gather(const std::vector<Tensor>& outputs, const Tensor& input, int root, bool async_op) = 0;
+  virtual WorkPtr scatter(const Tensor& output, const std::vector<Tensor>& inputs, int root, bool async_op) = 0;
   // Equal splits: input's first dimension in size() blocks, block i to rank i.
-  virtual WorkPtr all_to_all_single(const Tensor& output, const Tensor& input) = 0;
-  virtual WorkPtr barrier() = 0;
+  virtual WorkPtr all_to_all_single(const Tensor& output, const Tensor& input, bool async_op) = 0;
+  virtual WorkPtr barrier(bool async_op) = 0;
   // Rank 0 waits for every other rank and names the ones that did not arrive within timeout
   // (all of them with wait_all_ranks, else the first).
   virtual void monitored_barrier(Duration timeout, bool wait_all_ranks) = 0;

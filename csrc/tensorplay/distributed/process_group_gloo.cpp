@@ -79,7 +79,7 @@ T* typed(const Tensor& t) {
 // Send and receive slots, apart from the ones Gloo's collectives use (prefixes 0x01 to 0x08).
 constexpr uint8_t kSendRecvSlotPrefix = 0x40;
 constexpr uint8_t kMonitoredBarrierSlotPrefix = 0x41;
-constexpr uint8_t kFingerprintSlotPrefix = 0x42;
+const uint64_t kFingerprintSlot = gloo::Slot::build(0x42, 0);
 
 std::string shape_string(ScalarType dtype, IntArrayRef sizes) {
   std::string s(name(dtype));
@@ -214,8 +214,9 @@ struct ProcessGroupGloo::Impl : std::enable_shared_from_this<ProcessGroupGloo::I
   Impl(StorePtr store, int rank, int size, Duration timeout, std::string hostname);
   ~Impl();
 
-  // Runs run(tag) on the worker thread after the ranks agreed on call; its Work completes after.
-  WorkPtr enqueue(Call call, std::function<void(uint32_t tag)> run, std::vector<Tensor> result);
+  // Runs run(tag) after the ranks agreed on call, in order with the calls before it; its Work
+  // completes after. With async_op on the worker thread; without, before enqueue returns.
+  WorkPtr enqueue(Call call, std::function<void(uint32_t tag)> run, std::vector<Tensor> result, bool async_op);
   struct Job {
     Call call;
     std::function<void(uint32_t)> run;
@@ -226,7 +227,8 @@ struct ProcessGroupGloo::Impl : std::enable_shared_from_this<ProcessGroupGloo::I
   Job take_front();  // with mutex held
   void execute(Job& job);
   std::exception_ptr run_job(Job& job);
-  std::unique_ptr<FingerprintExchange> start_fingerprint_exchange(const Call& call);
+  std::unique_ptr<FingerprintExchange> post_fingerprint_receives();
+  void send_fingerprint(const Call& call, FingerprintExchange& exchange);
   void check_fingerprints(const Call& call, FingerprintExchange& exchange);
   std::string transport_error(const std::string& gloo_message) const;
   std::string ranks_absent_from(uint64_t sequence) const;
@@ -256,6 +258,9 @@ struct ProcessGroupGloo::Impl : std::enable_shared_from_this<ProcessGroupGloo::I
   // Whether the ranks compare their calls before each collective: unless TP_DISTRIBUTED_DEBUG=OFF,
   // which saves a message exchange per collective and lets a mismatch abort the process in Gloo.
   bool check_calls = true;
+  // The receives of the next checked call's fingerprints, posted when the last one's arrived, so that
+  // a fingerprint leaves at once when its call is made (Gloo sends once the receiver has posted).
+  std::unique_ptr<FingerprintExchange> next_fingerprints;
   std::thread worker;
 };
 
@@ -344,7 +349,8 @@ void ProcessGroupGloo::Impl::join(Store& s) const {
   }
 }
 
-WorkPtr ProcessGroupGloo::Impl::enqueue(Call call, std::function<void(uint32_t)> run, std::vector<Tensor> result) {
+WorkPtr ProcessGroupGloo::Impl::enqueue(Call call, std::function<void(uint32_t)> run, std::vector<Tensor> result,
+                                        bool async_op) {
   auto work = std::make_shared<CollectiveWork>(std::move(result), weak_from_this());
   {
     std::lock_guard lock(mutex);
@@ -352,7 +358,13 @@ WorkPtr ProcessGroupGloo::Impl::enqueue(Call call, std::function<void(uint32_t)>
     call.sequence = next_sequence++;
     queue.push_back({std::move(call), std::move(run), work});
   }
-  queue_cv.notify_one();
+  // A caller that waits at once runs the call itself (CollectiveWork::wait) unless calls are queued
+  // ahead of it, which the worker is already running: waking the worker would only cost a thread
+  // wake-up, most of a small collective's time on a machine whose idle CPUs wake slowly.
+  if (async_op)
+    queue_cv.notify_one();
+  else
+    work->wait(Work::kNoTimeout);
   return work;
 }
 
@@ -418,10 +430,13 @@ std::exception_ptr ProcessGroupGloo::Impl::run_job(Job& job) {
     }
     NoGradGuard no_grad;
     // A monitored barrier is there to find the ranks that do not arrive: it must not wait for them.
-    // (Posting the fingerprints when the call is made would save a little more, but Gloo leaves a
-    // receive posted before its peer died waiting until the timeout; posted after, it fails at once.)
-    if (check_calls && size > 1 && call.op != kMonitoredBarrier)
-      check_fingerprints(call, *start_fingerprint_exchange(call));
+    if (check_calls && size > 1 && call.op != kMonitoredBarrier) {
+      std::unique_ptr<FingerprintExchange> exchange =
+          next_fingerprints ? std::move(next_fingerprints) : post_fingerprint_receives();
+      send_fingerprint(call, *exchange);
+      check_fingerprints(call, *exchange);
+      next_fingerprints = post_fingerprint_receives();
+    }
     job.run(tag + 1);
     return nullptr;
   } catch (const Mismatch&) {
@@ -446,20 +461,16 @@ std::exception_ptr ProcessGroupGloo::Impl::run_job(Job& job) {
 }
 
 // Every rank sends its fingerprint straight to every other: one message's latency, where Gloo's
-// allgather takes several steps.
-std::unique_ptr<FingerprintExchange> ProcessGroupGloo::Impl::start_fingerprint_exchange(const Call& call) {
+// allgather takes several steps. All fingerprints travel in one slot, matched in order per peer.
+std::unique_ptr<FingerprintExchange> ProcessGroupGloo::Impl::post_fingerprint_receives() {
   auto exchange = std::make_unique<FingerprintExchange>();
   exchange->all.resize(size);
-  exchange->all[rank] = call.fingerprint();
   exchange->received.resize(size);
-  auto slot = static_cast<uint64_t>(gloo::Slot::build(kFingerprintSlotPrefix, static_cast<uint32_t>(call.sequence)));
   try {
-    exchange->sent = context->createUnboundBuffer(&exchange->all[rank], sizeof(Fingerprint));
     for (int r = 0; r < size; ++r) {
       if (r == rank) continue;
       exchange->received[r] = context->createUnboundBuffer(&exchange->all[r], sizeof(Fingerprint));
-      exchange->received[r]->recv(r, slot);
-      exchange->sent->send(r, slot);
+      exchange->received[r]->recv(r, kFingerprintSlot);
     }
   } catch (const std::exception&) {
     // Gloo's connections are gone: the call's own turn reports it, as the group's error.
@@ -467,12 +478,22 @@ std::unique_ptr<FingerprintExchange> ProcessGroupGloo::Impl::start_fingerprint_e
   return exchange;
 }
 
+void ProcessGroupGloo::Impl::send_fingerprint(const Call& call, FingerprintExchange& exchange) {
+  exchange.all[rank] = call.fingerprint();
+  try {
+    exchange.sent = context->createUnboundBuffer(&exchange.all[rank], sizeof(Fingerprint));
+    for (int r = 0; r < size; ++r)
+      if (r != rank) exchange.sent->send(r, kFingerprintSlot);
+  } catch (const std::exception&) {
+  }
+}
+
 void ProcessGroupGloo::Impl::check_fingerprints(const Call& call, FingerprintExchange& exchange) {
   std::vector<Fingerprint>& all = exchange.all;
   const Fingerprint& mine = all[rank];
   for (int r = 0; r < size; ++r) {
     if (r == rank) continue;
-    if (!exchange.received[r]) GLOO_THROW_IO_EXCEPTION("the fingerprints of the call were not sent");
+    if (!exchange.received[r] || !exchange.sent) GLOO_THROW_IO_EXCEPTION("the fingerprints of the call were not sent");
     exchange.received[r]->waitRecv(timeout);
   }
   for (int r = 0; r < size; ++r)
@@ -548,7 +569,7 @@ static void all_reduce_in_place(ProcessGroupGloo::Impl& g, const Tensor& buffer,
   gloo::allreduce(options);
 }
 
-WorkPtr ProcessGroupGloo::all_reduce(const Tensor& tensor, ReduceOp op) {
+WorkPtr ProcessGroupGloo::all_reduce(const Tensor& tensor, ReduceOp op, bool async_op) {
   ReduceFunction fn = reduce_function("all_reduce", tensor.dtype(), op);
   Impl& g = *impl_;
   auto run = [&g, tensor, op, fn](uint32_t tag) {
@@ -557,10 +578,10 @@ WorkPtr ProcessGroupGloo::all_reduce(const Tensor& tensor, ReduceOp op) {
     if (op == ReduceOp::AVG) div_(buffer, Scalar(static_cast<int64_t>(g.size)));
     write_back(tensor, buffer);
   };
-  return g.enqueue({kAllReduce, 0, tensor, -1, op}, run, {tensor});
+  return g.enqueue({kAllReduce, 0, tensor, -1, op}, run, {tensor}, async_op);
 }
 
-WorkPtr ProcessGroupGloo::broadcast(const Tensor& tensor, int root) {
+WorkPtr ProcessGroupGloo::broadcast(const Tensor& tensor, int root, bool async_op) {
   TP_CHECK(root >= 0 && root < size(), "[broadcast] root ", root, " is out of range for world size ", size());
   Impl& g = *impl_;
   auto run = [&g, tensor, root](uint32_t tag) {
@@ -574,10 +595,10 @@ WorkPtr ProcessGroupGloo::broadcast(const Tensor& tensor, int root) {
     }
     write_back(tensor, buffer);
   };
-  return g.enqueue({kBroadcast, 0, tensor, root, {}}, run, {tensor});
+  return g.enqueue({kBroadcast, 0, tensor, root, {}}, run, {tensor}, async_op);
 }
 
-WorkPtr ProcessGroupGloo::reduce(const Tensor& tensor, int root, ReduceOp op) {
+WorkPtr ProcessGroupGloo::reduce(const Tensor& tensor, int root, ReduceOp op, bool async_op) {
   TP_CHECK(root >= 0 && root < size(), "[reduce] root ", root, " is out of range for world size ", size());
   ReduceFunction fn = reduce_function("reduce", tensor.dtype(), op);
   Impl& g = *impl_;
@@ -597,7 +618,7 @@ WorkPtr ProcessGroupGloo::reduce(const Tensor& tensor, int root, ReduceOp op) {
     if (op == ReduceOp::AVG) div_(buffer, Scalar(static_cast<int64_t>(g.size)));
     write_back(tensor, buffer);
   };
-  return g.enqueue({kReduce, 0, tensor, root, op}, run, {tensor});
+  return g.enqueue({kReduce, 0, tensor, root, op}, run, {tensor}, async_op);
 }
 
 // The collectives that gather: every rank's block lands in one contiguous buffer of size blocks.
@@ -617,7 +638,7 @@ static void all_gather_blocks(ProcessGroupGloo::Impl& g, const Tensor& input, co
   gloo::allgather(options);
 }
 
-WorkPtr ProcessGroupGloo::all_gather(const std::vector<Tensor>& outputs, const Tensor& input) {
+WorkPtr ProcessGroupGloo::all_gather(const std::vector<Tensor>& outputs, const Tensor& input, bool async_op) {
   TP_CHECK(static_cast<int>(outputs.size()) == size(), "[all_gather] tensor_list has ", outputs.size(),
            " tensors but the world size is ", size());
   for (const Tensor& out : outputs) check_same("all_gather", "an output tensor", out, input);
@@ -630,10 +651,10 @@ WorkPtr ProcessGroupGloo::all_gather(const std::vector<Tensor>& outputs, const T
         int64_t n = input.numel();
         for (int r = 0; r < g.size; ++r) copy_(outputs[r], narrow(flat, 0, r * n, n).view(input.sizes()));
       },
-      outputs);
+      outputs, async_op);
 }
 
-WorkPtr ProcessGroupGloo::all_gather_into_tensor(const Tensor& output, const Tensor& input) {
+WorkPtr ProcessGroupGloo::all_gather_into_tensor(const Tensor& output, const Tensor& input, bool async_op) {
   TP_CHECK(output.dtype() == input.dtype() && output.numel() == size() * input.numel(),
            "[all_gather_into_tensor] the output is ", shape_string(output.dtype(), output.sizes()),
            " but must hold world size ", size(), " times the input ", shape_string(input.dtype(), input.sizes()));
@@ -643,10 +664,10 @@ WorkPtr ProcessGroupGloo::all_gather_into_tensor(const Tensor& output, const Ten
     all_gather_blocks(g, input, flat, tag);
     write_back(output, flat);
   };
-  return g.enqueue({kAllGatherIntoTensor, 0, input, -1, {}}, run, {output});
+  return g.enqueue({kAllGatherIntoTensor, 0, input, -1, {}}, run, {output}, async_op);
 }
 
-WorkPtr ProcessGroupGloo::reduce_scatter_tensor(const Tensor& output, const Tensor& input, ReduceOp op) {
+WorkPtr ProcessGroupGloo::reduce_scatter_tensor(const Tensor& output, const Tensor& input, ReduceOp op, bool async_op) {
   TP_CHECK(output.dtype() == input.dtype() && input.numel() == size() * output.numel(),
            "[reduce_scatter_tensor] the input is ", shape_string(input.dtype(), input.sizes()),
            " but must hold world size ", size(), " times the output ", shape_string(output.dtype(), output.sizes()));
@@ -661,10 +682,10 @@ WorkPtr ProcessGroupGloo::reduce_scatter_tensor(const Tensor& output, const Tens
     if (op == ReduceOp::AVG) div_(mine, Scalar(static_cast<int64_t>(g.size)));
     copy_(output, mine.view(output.sizes()));
   };
-  return g.enqueue({kReduceScatterTensor, 0, input, -1, op}, run, {output});
+  return g.enqueue({kReduceScatterTensor, 0, input, -1, op}, run, {output}, async_op);
 }
 
-WorkPtr ProcessGroupGloo::gather(const std::vector<Tensor>& outputs, const Tensor& input, int root) {
+WorkPtr ProcessGroupGloo::gather(const std::vector<Tensor>& outputs, const Tensor& input, int root, bool async_op) {
   TP_CHECK(root >= 0 && root < size(), "[gather] root ", root, " is out of range for world size ", size());
   if (rank() == root) {
     TP_CHECK(static_cast<int>(outputs.size()) == size(), "[gather] gather_list has ", outputs.size(),
@@ -694,10 +715,10 @@ WorkPtr ProcessGroupGloo::gather(const std::vector<Tensor>& outputs, const Tenso
         if (is_root)
           for (int r = 0; r < g.size; ++r) copy_(outputs[r], narrow(flat, 0, r * n, n).view(input.sizes()));
       },
-      outputs);
+      outputs, async_op);
 }
 
-WorkPtr ProcessGroupGloo::scatter(const Tensor& output, const std::vector<Tensor>& inputs, int root) {
+WorkPtr ProcessGroupGloo::scatter(const Tensor& output, const std::vector<Tensor>& inputs, int root, bool async_op) {
   TP_CHECK(root >= 0 && root < size(), "[scatter] root ", root, " is out of range for world size ", size());
   if (rank() == root) {
     TP_CHECK(static_cast<int>(inputs.size()) == size(), "[scatter] scatter_list has ", inputs.size(),
@@ -728,10 +749,10 @@ WorkPtr ProcessGroupGloo::scatter(const Tensor& output, const std::vector<Tensor
     }
     write_back(output, buffer);
   };
-  return g.enqueue({kScatter, 0, output, root, {}}, run, {output});
+  return g.enqueue({kScatter, 0, output, root, {}}, run, {output}, async_op);
 }
 
-WorkPtr ProcessGroupGloo::all_to_all_single(const Tensor& output, const Tensor& input) {
+WorkPtr ProcessGroupGloo::all_to_all_single(const Tensor& output, const Tensor& input, bool async_op) {
   TP_CHECK(input.dim() > 0 && input.size(0) % size() == 0, "[all_to_all_single] the input's first dimension (",
            input.dim() ? input.size(0) : 0, ") must divide evenly among world size ", size());
   TP_CHECK(output.dtype() == input.dtype() && output.numel() == input.numel(), "[all_to_all_single] the output is ",
@@ -754,10 +775,10 @@ WorkPtr ProcessGroupGloo::all_to_all_single(const Tensor& output, const Tensor& 
     }
     write_back(output, buffer);
   };
-  return g.enqueue({kAllToAllSingle, 0, input, -1, {}}, run, {output});
+  return g.enqueue({kAllToAllSingle, 0, input, -1, {}}, run, {output}, async_op);
 }
 
-WorkPtr ProcessGroupGloo::barrier() {
+WorkPtr ProcessGroupGloo::barrier(bool async_op) {
   Impl& g = *impl_;
   auto run = [&g](uint32_t tag) {
     if (g.size == 1) return;
@@ -765,7 +786,7 @@ WorkPtr ProcessGroupGloo::barrier() {
     g.common(options, tag);
     gloo::barrier(options);
   };
-  return g.enqueue({kBarrier, 0, {}, -1, {}}, run, {});
+  return g.enqueue({kBarrier, 0, {}, -1, {}}, run, {}, async_op);
 }
 
 void ProcessGroupGloo::monitored_barrier(Duration timeout, bool wait_all_ranks) {
@@ -814,8 +835,7 @@ void ProcessGroupGloo::monitored_barrier(Duration timeout, bool wait_all_ranks) 
     for (int r = 1; r < g.size; ++r) buffers[r]->send(r, slot + 1);
     for (int r = 1; r < g.size; ++r) buffers[r]->waitSend(timeout);
   };
-  auto work = g.enqueue({kMonitoredBarrier, 0, {}, -1, {}}, run, {});
-  work->wait();
+  g.enqueue({kMonitoredBarrier, 0, {}, -1, {}}, run, {}, false);
 }
 
 namespace {

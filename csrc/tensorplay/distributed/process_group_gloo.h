@@ -32,16 +32,16 @@ class ProcessGroupGloo : public ProcessGroup {
   std::string backend_name() const override { return "gloo"; }
   Duration timeout() const;
 
-  WorkPtr all_reduce(const Tensor& tensor, ReduceOp op) override;
-  WorkPtr broadcast(const Tensor& tensor, int root) override;
-  WorkPtr reduce(const Tensor& tensor, int root, ReduceOp op) override;
-  WorkPtr all_gather(const std::vector<Tensor>& outputs, const Tensor& input) override;
-  WorkPtr all_gather_into_tensor(const Tensor& output, const Tensor& input) override;
-  WorkPtr reduce_scatter_tensor(const Tensor& output, const Tensor& input, ReduceOp op) override;
-  WorkPtr gather(const std::vector<Tensor>& outputs, const Tensor& input, int root) override;
-  WorkPtr scatter(const Tensor& output, const std::vector<Tensor>& inputs, int root) override;
-  WorkPtr all_to_all_single(const Tensor& output, const Tensor& input) override;
-  WorkPtr barrier() override;
+  WorkPtr all_reduce(const Tensor& tensor, ReduceOp op, bool async_op) override;
+  WorkPtr broadcast(const Tensor& tensor, int root, bool async_op) override;
+  WorkPtr reduce(const Tensor& tensor, int root, ReduceOp op, bool async_op) override;
+  WorkPtr all_gather(const std::vector<Tensor>& outputs, const Tensor& input, bool async_op) override;
+  WorkPtr all_gather_into_tensor(const Tensor& output, const Tensor& input, bool async_op) override;
+  WorkPtr reduce_scatter_tensor(const Tensor& output, const Tensor& input, ReduceOp op, bool async_op) override;
+  WorkPtr gather(const std::vector<Tensor>& outputs, const Tensor& input, int root, bool async_op) override;
+  WorkPtr scatter(const Tensor& output, const std::vector<Tensor>& inputs, int root, bool async_op) override;
+  WorkPtr all_to_all_single(const Tensor& output, const Tensor& input, bool async_op) override;
+  WorkPtr barrier(bool async_op) override;
   void monitored_barrier(Duration timeout, bool wait_all_ranks) override;
   WorkPtr send(const Tensor& tensor, int dst, int tag) override;
   WorkPtr recv(const Tensor& tensor, std::optional<int> src, int tag) override;

@@ -367,6 +367,8 @@ def _tensor_list(value, name):
 
 
 def _finish(work, async_op):
+    """What a collective returns: its Work with async_op; else None, once it completed (the group ran
+    it before returning when it was given async_op=False)."""
     if async_op:
         return work
     work.wait()
@@ -388,7 +390,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     _tensor(tensor, "tensor")
     if not _is_member(group):
         return None
-    return _finish(_resolve(group)._impl.all_reduce(tensor, _reduce_op(op)), async_op)
+    return _finish(_resolve(group)._impl.all_reduce(tensor, _reduce_op(op), async_op=async_op), async_op)
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
@@ -396,7 +398,7 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     if not _is_member(group):
         return None
     pg = _resolve(group)
-    return _finish(pg._impl.broadcast(tensor, _group_rank(pg, src, group_src, "src")), async_op)
+    return _finish(pg._impl.broadcast(tensor, _group_rank(pg, src, group_src, "src"), async_op=async_op), async_op)
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
@@ -404,7 +406,8 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     if not _is_member(group):
         return None
     pg = _resolve(group)
-    return _finish(pg._impl.reduce(tensor, _group_rank(pg, dst, group_dst, "dst"), _reduce_op(op)), async_op)
+    root = _group_rank(pg, dst, group_dst, "dst")
+    return _finish(pg._impl.reduce(tensor, root, _reduce_op(op), async_op=async_op), async_op)
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
@@ -412,7 +415,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     _tensor(tensor, "tensor")
     if not _is_member(group):
         return None
-    return _finish(_resolve(group)._impl.all_gather(tensor_list, tensor), async_op)
+    return _finish(_resolve(group)._impl.all_gather(tensor_list, tensor, async_op=async_op), async_op)
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
@@ -420,7 +423,8 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     _tensor(input_tensor, "input_tensor")
     if not _is_member(group):
         return None
-    return _finish(_resolve(group)._impl.all_gather_into_tensor(output_tensor, input_tensor), async_op)
+    work = _resolve(group)._impl.all_gather_into_tensor(output_tensor, input_tensor, async_op=async_op)
+    return _finish(work, async_op)
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
@@ -428,7 +432,8 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     _tensor(input, "input")
     if not _is_member(group):
         return None
-    return _finish(_resolve(group)._impl.reduce_scatter_tensor(output, input, _reduce_op(op)), async_op)
+    work = _resolve(group)._impl.reduce_scatter_tensor(output, input, _reduce_op(op), async_op=async_op)
+    return _finish(work, async_op)
 
 
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
@@ -443,7 +448,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
         _tensor_list(gather_list, "gather_list")
     elif gather_list:
         raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
-    return _finish(pg._impl.gather(gather_list or [], tensor, root), async_op)
+    return _finish(pg._impl.gather(gather_list or [], tensor, root, async_op=async_op), async_op)
 
 
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
@@ -458,7 +463,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
         _tensor_list(scatter_list, "scatter_list")
     elif scatter_list:
         raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
-    return _finish(pg._impl.scatter(tensor, scatter_list or [], root), async_op)
+    return _finish(pg._impl.scatter(tensor, scatter_list or [], root, async_op=async_op), async_op)
 
 
 def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None, async_op=False):
@@ -469,7 +474,7 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
                                   "output_split_sizes/input_split_sizes are not supported yet")
     if not _is_member(group):
         return None
-    return _finish(_resolve(group)._impl.all_to_all_single(output, input), async_op)
+    return _finish(_resolve(group)._impl.all_to_all_single(output, input, async_op=async_op), async_op)
 
 
 def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
@@ -513,13 +518,14 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
         if t.shape != output.shape or t.dtype != output.dtype:
             raise ValueError(f"reduce_scatter: every input must be the output's {output.dtype}{list(output.shape)}, "
                              f"got {t.dtype}{list(t.shape)}")
-    return _finish(pg._impl.reduce_scatter_tensor(output, tensorplay.stack(input_list), _reduce_op(op)), async_op)
+    work = pg._impl.reduce_scatter_tensor(output, tensorplay.stack(input_list), _reduce_op(op), async_op=async_op)
+    return _finish(work, async_op)
 
 
 def barrier(group=None, async_op=False, device_ids=None):
     if not _is_member(group):
         return None
-    return _finish(_resolve(group)._impl.barrier(), async_op)
+    return _finish(_resolve(group)._impl.barrier(async_op=async_op), async_op)
 
 
 def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
@@ -659,7 +665,7 @@ def _from_tensor(tensor, size):
 
 def _gather_sizes(pg, local):
     sizes = [tensorplay.zeros(1, dtype=tensorplay.int64) for _ in range(pg.size())]
-    pg._impl.all_gather(sizes, tensorplay.tensor([local.numel()], dtype=tensorplay.int64)).wait()
+    pg._impl.all_gather(sizes, tensorplay.tensor([local.numel()], dtype=tensorplay.int64), async_op=False)
     return [int(s.item()) for s in sizes]
 
 
@@ -673,7 +679,7 @@ def all_gather_object(object_list, obj, group=None):
     padded = tensorplay.zeros(max(sizes), dtype=tensorplay.uint8)
     padded[:local.numel()] = local
     outputs = [tensorplay.empty(max(sizes), dtype=tensorplay.uint8) for _ in sizes]
-    pg._impl.all_gather(outputs, padded).wait()
+    pg._impl.all_gather(outputs, padded, async_op=False)
     for i, (out, size) in enumerate(zip(outputs, sizes)):
         object_list[i] = _from_tensor(out, size)
 
@@ -702,10 +708,10 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
         sizes = tensorplay.tensor([t.numel() for t in tensors], dtype=tensorplay.int64)
     else:
         sizes = tensorplay.zeros(len(object_list), dtype=tensorplay.int64)
-    pg._impl.broadcast(sizes, root).wait()
+    pg._impl.broadcast(sizes, root, async_op=False)
     total = int(sizes.sum().item())
     data = tensorplay.cat(tensors) if pg.rank() == root and tensors else tensorplay.empty(total, dtype=tensorplay.uint8)
-    pg._impl.broadcast(data, root).wait()
+    pg._impl.broadcast(data, root, async_op=False)
     if pg.rank() != root:
         offset = 0
         for i, size in enumerate(sizes.tolist()):
