@@ -523,6 +523,8 @@ void init_linalg(nb::module_& m) {
   // tensorplay/_composites/linalg.py gives these PyTorch's forms (named tuples, defaults, aliases).
   linalg.def("lu_factor_ex", &linalg_lu_factor_ex, "A"_a, "pivot"_a, "check_errors"_a, release_gil());
   linalg.def("lu_solve", &linalg_lu_solve, "LU"_a, "pivots"_a, "B"_a, "left"_a, "adjoint"_a, release_gil());
+  linalg.def("ldl_factor_ex", &linalg_ldl_factor_ex, "A"_a, "hermitian"_a, "check_errors"_a, release_gil());
+  linalg.def("ldl_solve", &linalg_ldl_solve, "LD"_a, "pivots"_a, "B"_a, "hermitian"_a, release_gil());
   linalg.def("solve_ex", [](const Tensor& A, const Tensor& B, bool left, bool check_errors) {
     auto [x, info] = linalg_solve_ex(A, B, left, check_errors);
     return std::make_tuple(x, info);

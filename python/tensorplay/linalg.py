@@ -11,7 +11,7 @@ __all__ = ["vector_norm", "matrix_norm", "norm", "vecdot", "multi_dot", "cross",
            "inv", "inv_ex", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "slogdet", "solve", "solve_ex",
            "solve_triangular", "matrix_exp", "matrix_power", "qr", "householder_product", "svd", "svdvals", "pinv",
            "matrix_rank", "cond", "lstsq", "eigh", "eigvalsh", "tensorinv", "tensorsolve", "vander", "diagonal",
-           "matmul", "LinAlgError"]
+           "matmul", "ldl_factor", "ldl_factor_ex", "ldl_solve", "LinAlgError"]
 
 vecdot = _C._linalg.vecdot
 multi_dot = _C._linalg.multi_dot
@@ -65,6 +65,8 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
 # Last: the composites import this module's norms while they load.
 from tensorplay._composites.linalg import (linalg_cholesky as cholesky, linalg_cholesky_ex as cholesky_ex,
                                            linalg_det as det, linalg_inv as inv, linalg_inv_ex as inv_ex,
+                                           linalg_ldl_factor as ldl_factor,
+                                           linalg_ldl_factor_ex as ldl_factor_ex, linalg_ldl_solve as ldl_solve,
                                            linalg_lu as lu, linalg_lu_factor as lu_factor,
                                            linalg_lu_factor_ex as lu_factor_ex, linalg_lu_solve as lu_solve,
                                            linalg_slogdet as slogdet, linalg_solve as solve,

@@ -128,6 +128,28 @@ def lu_samples(mk):
             S("random", mk((4, 4)))]
 
 
+def ldl_samples(mk):
+    """Matrices made symmetric by symmetric(): indefinite ones, whose
+    factorization takes 2 x 2 pivot blocks, as well as definite ones."""
+    return [S("3x3", mk((3, 3))), S("batched", mk((2, 3, 5, 5))), S("definite", invertible(mk, (4, 4))),
+            S("hermitian", mk((4, 4)), hermitian=True), S("empty", mk((0, 0))), S("empty_batch", mk((0, 3, 3)))]
+
+
+def ldl_solve_samples(mk):
+    return [S("default", mk((5, 5)), mk((5, 2))), S("batched", mk((2, 4, 4)), mk((2, 4, 3))),
+            S("broadcast_b", mk((4, 4)), mk((3, 4, 1))), S("broadcast_a", mk((2, 3, 3)), mk((3, 2))),
+            S("hermitian", mk((3, 3)), mk((3, 1)), hermitian=True)]
+
+
+def _ldl_solve(m, a, b, **kw):
+    """ldl_solve with ldl_factor's factors of symmetric(a); a fuzzed input as it is, with pivots of
+    the shape they would have."""
+    if not is_matrix_batch(m, a):
+        shape = tuple(a.shape[:-1]) if isinstance(a, m.Tensor) and a.dim() >= 1 else (1,)
+        return m.linalg.ldl_solve(a, m.ones(shape, dtype=m.int32), b, **kw)
+    return m.linalg.ldl_solve(*m.linalg.ldl_factor_ex(symmetric(m, a))[:2], b, **kw)
+
+
 def matrix_exp_samples(mk):
     return [
         S("small", mk((3, 3), domain=(-0.3, 0.3))),
@@ -302,6 +324,11 @@ ROWS = [
        fn=lambda m, a: m.linalg.lu_factor_ex(a)),
     Op("linalg.lu", lu_samples, dtypes=LAPACK_DTYPES, method=False, fn=lambda m, a: m.linalg.lu(a)[1:]),
     Op("linalg.lu_solve", linalg_lu_solve_samples, dtypes=LAPACK_DTYPES, method=False, fn=_linalg_lu_solve),
+    Op("linalg.ldl_factor", ldl_samples, dtypes=LAPACK_DTYPES, method=False,
+       fn=lambda m, a, **k: m.linalg.ldl_factor(symmetric(m, a), **k)),
+    Op("linalg.ldl_factor_ex", ldl_samples, dtypes=LAPACK_DTYPES, method=False,
+       fn=lambda m, a, **k: m.linalg.ldl_factor_ex(symmetric(m, a), **k)),
+    Op("linalg.ldl_solve", ldl_solve_samples, dtypes=LAPACK_DTYPES, method=False, fn=_ldl_solve),
     Op("linalg.matrix_exp", matrix_exp_samples, dtypes=LAPACK_DTYPES, method=False,
        fn=lambda m, a: m.linalg.matrix_exp(a)),
     Op("qr", rectangular_samples, dtypes=LAPACK_DTYPES),
@@ -347,4 +374,7 @@ GRADIENT_LABELS = """
 NOT_DIFFERENTIABLE = {
     "geqrf": "PyTorch has no derivative for geqrf (its backward raises; test_linalg.py checks ours does)",
     "linalg.matrix_rank": "an integer count",
+    "linalg.ldl_factor": "PyTorch has no derivative for the LDL factorization (test_linalg.py checks the error)",
+    "linalg.ldl_factor_ex": "PyTorch has no derivative for the LDL factorization",
+    "linalg.ldl_solve": "PyTorch has no derivative for ldl_solve (test_linalg.py checks the error)",
 }

@@ -56,6 +56,48 @@ def test_cholesky_of_a_matrix_that_is_not_positive_definite(m):
     assert info.tolist() == [0, 2] and info.dtype == m.int32
 
 
+@pytest.mark.parametrize("m", LIBS)
+def test_ldl_factor_of_a_singular_matrix(m):
+    """LAPACK completes the factorization and reports D's zero: ldl_factor_ex returns it per matrix,
+    ldl_factor raises it (PyTorch raises a RuntimeError, with an internal-assert message; ours names
+    the zero)."""
+    batch = m.from_numpy(np.stack([WELL, np.zeros((3, 3))]))
+    LD, pivots, info = m.linalg.ldl_factor_ex(batch)
+    assert info.tolist() == [0, 1] and info.dtype == m.int32 and pivots.dtype == m.int32
+    with pytest.raises(RuntimeError, match="ldl_factor" if m is torch else
+                       r"linalg.ldl_factor\] \(Batch element 1\): D\[0, 0\] is exactly zero"):
+        m.linalg.ldl_factor(batch)
+
+
+@pytest.mark.parametrize("m", LIBS)
+def test_ldl_solve_checks_its_pivots_and_right_hand_side(m):
+    LD, pivots = m.linalg.ldl_factor(m.from_numpy(WELL))
+    b = m.ones(3, 2, dtype=m.float64)
+    x64 = m.linalg.ldl_solve(LD, pivots.long(), b)  # any integer pivots
+    np.testing.assert_allclose(WELL @ x64.numpy(), np.ones((3, 2)), atol=1e-12)
+    with pytest.raises(RuntimeError, match=r"ldl_solve\W+Expected pivots to be integers. Got (Float|float32)"):
+        m.linalg.ldl_solve(LD, pivots.float(), b)
+    with pytest.raises(RuntimeError, match=r"ldl_solve\W+Expected LD.shape\[:-1\] and pivots.shape to be the same"):
+        m.linalg.ldl_solve(LD, pivots[:2], b)
+    with pytest.raises(RuntimeError, match="to have the same dtype"):
+        m.linalg.ldl_solve(LD, pivots, b.float())
+    with pytest.raises(RuntimeError, match="ldl_solve"):
+        m.linalg.ldl_solve(LD, pivots, m.ones(4, 2, dtype=m.float64))
+    with pytest.raises(IndexError):
+        m.linalg.ldl_solve(LD, pivots, m.ones(3, dtype=m.float64))
+
+
+@pytest.mark.parametrize("m", LIBS)
+@pytest.mark.parametrize("op", ["linalg_ldl_factor_ex", "linalg_ldl_solve"])
+def test_ldl_has_no_derivative(m, op):
+    A = m.from_numpy(WELL).requires_grad_()
+    LD, pivots = m.linalg.ldl_factor(A if op == "linalg_ldl_factor_ex" else A.detach())
+    out = LD if op == "linalg_ldl_factor_ex" else m.linalg.ldl_solve(LD, pivots, A)
+    assert out.requires_grad
+    with pytest.raises(RuntimeError, match=f"derivative for aten::{op} is not implemented"):
+        out.sum().backward()
+
+
 def test_ex_forms_report_infos_as_torch_does():
     for fn in (lambda m, a: m.linalg.inv_ex(a).info, lambda m, a: m.linalg.lu_factor_ex(a).info,
                lambda m, a: m.linalg.solve_ex(a, m.ones(2, 1, 3, 2, dtype=m.float64)).info):
@@ -177,6 +219,8 @@ TUPLE_OUTS = [
     ("linalg.lu_factor", lambda m, a, out: m.linalg.lu_factor(a, out=out), 2),
     ("linalg.lu_factor_ex", lambda m, a, out: m.linalg.lu_factor_ex(a, out=out), 3),
     ("linalg.lu", lambda m, a, out: m.linalg.lu(a, out=out), 3),
+    ("linalg.ldl_factor", lambda m, a, out: m.linalg.ldl_factor(a, out=out), 2),
+    ("linalg.ldl_factor_ex", lambda m, a, out: m.linalg.ldl_factor_ex(a, out=out), 3),
     ("linalg.qr", lambda m, a, out: m.linalg.qr(a, out=out), 2),
     ("geqrf", lambda m, a, out: m.geqrf(a, out=out), 2),
     ("linalg.eigh", lambda m, a, out: m.linalg.eigh(a, out=out), 2),

@@ -60,6 +60,8 @@ class CpuBackend final : public Backend {
 
   void lu_factor(const Tensor& a, const Tensor& pivots, const Tensor& info) override;
   void lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool transpose) override;
+  void ldl_factor(const Tensor& a, const Tensor& pivots, const Tensor& info) override;
+  void ldl_solve(const Tensor& ld, const Tensor& pivots, const Tensor& b) override;
   void cholesky(const Tensor& a, const Tensor& info, bool upper) override;
   void triangular_solve(const Tensor& a, const Tensor& b, bool upper, bool transpose, bool unitriangular) override;
   void qr_factor(const Tensor& a, const Tensor& tau) override;

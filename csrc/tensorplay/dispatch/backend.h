@@ -194,6 +194,13 @@ class Backend {
   // b holds B [batch, n, k] and is overwritten with X, op(A) X = B, from lu_factor's factors of the
   // square A; op(A) is A transposed when `transpose`.
   virtual void lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool transpose) = 0;
+  // ldl_factor: a holds a symmetric A, of which the lower triangle is read, and that triangle is
+  // overwritten with its L D L^T factors in LAPACK's sytrf form (Bunch-Kaufman pivoting, 1 x 1 and
+  // 2 x 2 blocks in D); pivots [batch, n] int32, LAPACK's (1-based, negative for a 2 x 2 block).
+  // info > 0: D has a zero there (the factors are complete, D singular).
+  virtual void ldl_factor(const Tensor& a, const Tensor& pivots, const Tensor& info) = 0;
+  // b holds B [batch, n, k] and is overwritten with X, A X = B, from ldl_factor's factors.
+  virtual void ldl_solve(const Tensor& ld, const Tensor& pivots, const Tensor& b) = 0;
   // a holds a symmetric positive-definite A, of which only the triangle named by `upper` is read,
   // and that triangle is overwritten with its Cholesky factor. info > 0: not positive-definite.
   virtual void cholesky(const Tensor& a, const Tensor& info, bool upper) = 0;

@@ -230,6 +230,20 @@ class LuSolveBackward final : public autograd::Node {
   bool left_, adjoint_;
 };
 
+// ---- LDL ----
+
+// PyTorch defines no derivative for the LDL factorization and its solve: an output that reaches
+// backward is an error there, named by the ATen op.
+class NoDerivativeBackward final : public autograd::Node {
+ public:
+  explicit NoDerivativeBackward(std::string aten_op) : aten_op_(std::move(aten_op)) {}
+  std::string name() const override { return "NotImplemented"; }
+  TensorList apply(TensorList&&) override { TP_FAIL("derivative for aten::", aten_op_, " is not implemented"); }
+
+ private:
+  std::string aten_op_;
+};
+
 // ---- QR ----
 
 class GeqrfBackward final : public autograd::Node {
@@ -360,6 +374,54 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
     record->pivots_ = autograd::SavedTensor(pivots, false);
     record->x_ = autograd::SavedTensor(x, true);
   }
+  return record.finish(x);
+}
+
+// hermitian matters for complex matrices only, which LAPACK's real kernels do not take.
+std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A, bool /*hermitian*/, bool check_errors) {
+  const char* op = check_errors ? "linalg.ldl_factor" : "linalg.ldl_factor_ex";
+  check_square(op, A);
+  autograd::Record<NoDerivativeBackward> record({&A}, "linalg_ldl_factor_ex");
+  const Shape batch = batch_shape(A);
+  const int64_t n = A.size(-1);
+  Tensor ld = column_major(A, batch);
+  Tensor pivots = empty({count(batch), n}, ScalarType::Int32, A.device());
+  Tensor info = zeros({count(batch)}, ScalarType::Int32, A.device());
+  backend(A.device()).ldl_factor(ld, pivots, info);
+  // LAPACK leaves A's strict upper triangle where it was; PyTorch returns zeros there.
+  ld = column_major(triangle(reshape(ld, with_matrix(batch, n, n)), false), batch);
+  ld = reshape(ld, with_matrix(batch, n, n));
+  pivots = reshape(pivots, with_vector(batch, n));
+  info = reshape(info, batch);
+  if (check_errors)
+    check_infos(op, info, !batch.empty(), [](int k) {
+      return "D[" + std::to_string(k - 1) + ", " + std::to_string(k - 1) +
+             "] is exactly zero: the factorization is complete, but D is singular and the factors cannot be used "
+             "to solve a system";
+    });
+  record.finish(ld);
+  return {ld, pivots, info};
+}
+
+Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool /*hermitian*/) {
+  const char* op = "linalg.ldl_solve";
+  check_square(op, LD, "LD");
+  TP_CHECK_INDEX(B.dim() >= 2, "[", op, "] B must have at least 2 dimensions (a batch of matrices), got ", B.dim());
+  TP_CHECK(is_integral(pivots.dtype(), false), "[", op, "] Expected pivots to be integers. Got ", name(pivots.dtype()));
+  const int64_t n = LD.size(-1);
+  TP_CHECK(std::ranges::equal(pivots.sizes(), LD.sizes().first(LD.dim() - 1)), "[", op,
+           "] Expected LD.shape[:-1] and pivots.shape to be the same, but got pivots with shape ",
+           to_string(pivots.sizes()), " instead");
+  TP_CHECK(LD.dtype() == B.dtype(), "[", op, "] Expected B and LD to have the same dtype, but found B of type ",
+           name(B.dtype()), " and LD of type ", name(LD.dtype()), " instead");
+  TP_CHECK(B.size(-2) == n, "[", op, "] Incompatible matrix sizes: each LD matrix is ", n, " by ", n,
+           " but each B matrix is ", B.size(-2), " by ", B.size(-1));
+  autograd::Record<NoDerivativeBackward> record({&LD, &B}, "linalg_ldl_solve");
+  const Shape batch = broadcast_shapes(op, batch_shape(LD), batch_shape(B));
+  Tensor ld = column_major(LD, batch);
+  Tensor piv = broadcast_pivots(to(pivots, ScalarType::Int32), batch_shape(LD), batch, n);
+  Tensor x =
+      solve_for(B, batch, true, false, [&](const Tensor& b, bool) { backend(LD.device()).ldl_solve(ld, piv, b); });
   return record.finish(x);
 }
 

@@ -308,6 +308,11 @@ Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const
 // Results are column-major, as LAPACK leaves them and as PyTorch returns them.
 std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool pivot = true, bool check_errors = false);
 Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left = true, bool adjoint = false);
+// A = L D L^T of symmetric matrices (their lower triangles read), Bunch-Kaufman pivoted: LD holds L
+// below the diagonal and D's blocks, pivots LAPACK's; no derivative, as in PyTorch.
+std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A, bool hermitian = false,
+                                                        bool check_errors = false);
+Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian = false);
 // B: [..., n, k], or a vector [..., n] (PyTorch's rule, for left = true). _ex returns LAPACK's
 // info per matrix (> 0: singular) instead of raising for it.
 std::pair<Tensor, Tensor> linalg_solve_ex(const Tensor& A, const Tensor& B, bool left = true,

@@ -33,6 +33,8 @@ slogdet_result = return_type("slogdet", "sign logabsdet")
 lu_factor_result = return_type("linalg_lu_factor", "LU pivots")
 lu_factor_ex_result = return_type("linalg_lu_factor_ex", "LU pivots info")
 lu_result = return_type("lu", "LU pivots")
+ldl_factor_result = return_type("linalg_ldl_factor", "LD pivots")
+ldl_factor_ex_result = return_type("linalg_ldl_factor_ex", "LD pivots info")
 lu_infos_result = return_type("lu", "LU pivots infos")
 linalg_lu_result = return_type("linalg_lu", "P L U")
 lu_unpack_result = return_type("lu_unpack", "P L U")
@@ -56,7 +58,8 @@ def _deprecated(name, message):
 # dtypes not supported"). The others refuse them in their LAPACK kernel, after the shape checks.
 _REFUSE_INTEGERS = {"det", "linalg.det", "logdet", "slogdet", "linalg.slogdet", "inverse", "linalg.inv",
                     "linalg.inv_ex", "linalg.solve", "linalg.solve_ex", "linalg.cholesky", "linalg.cholesky_ex",
-                    "lu_solve", "linalg.lu_solve", "matrix_exp", "linalg.matrix_exp"}
+                    "lu_solve", "linalg.lu_solve", "matrix_exp", "linalg.matrix_exp", "linalg.ldl_factor",
+                    "linalg.ldl_factor_ex"}
 _REFUSE_LOW_PRECISION = {"logdet", "slogdet", "linalg.slogdet", "inverse", "linalg.inv", "linalg.inv_ex"}
 
 
@@ -324,6 +327,34 @@ def linalg_lu_factor(A, *, pivot=True, out=None):
     LU, pivots, _ = _lu_factor_ex("linalg.lu_factor", A, pivot, True)
     result = lu_factor_result(LU, pivots)
     return result if out is None else write_outs("linalg_lu_factor", out, result)
+
+
+# ---- LDL ----
+
+def _ldl_factor_ex(op, A, hermitian, check_errors):
+    _check(op, A)
+    _check_flags(op, hermitian=hermitian)
+    with _named(op):
+        return _L.ldl_factor_ex(A, hermitian, check_errors)
+
+
+def linalg_ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
+    result = ldl_factor_ex_result(*_ldl_factor_ex("linalg.ldl_factor_ex", A, hermitian, check_errors))
+    return result if out is None else write_outs("linalg_ldl_factor_ex", out, result)
+
+
+def linalg_ldl_factor(A, *, hermitian=False, out=None):
+    LD, pivots, _ = _ldl_factor_ex("linalg.ldl_factor", A, hermitian, True)
+    result = ldl_factor_result(LD, pivots)
+    return result if out is None else write_outs("linalg_ldl_factor", out, result)
+
+
+@with_out
+def linalg_ldl_solve(LD, pivots, B, *, hermitian=False):
+    _check_types("linalg.ldl_solve", LD, pivots, B)
+    _check_flags("linalg.ldl_solve", hermitian=hermitian)
+    with _named("linalg.ldl_solve"):
+        return _L.ldl_solve(LD, pivots, B, hermitian)
 
 
 def lu(A, pivot=True, get_infos=False, out=None):
