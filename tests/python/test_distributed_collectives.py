@@ -8,9 +8,11 @@ from datetime import timedelta
 import ml_dtypes
 import numpy as np
 import pytest
+import torch
 
 import tensorplay as tp
 import tensorplay.distributed as dist
+from distributed_helpers import free_port
 
 pytestmark = pytest.mark.skipif(not dist.is_available(), reason="tensorplay was built without Gloo")
 
@@ -411,6 +413,26 @@ def test_list_forms_and_point_to_point_batches(ranks):
         assert got["batch"] == [float((rank - 1) % world)] * 4
         if rank == 1:
             assert got["sender"] == 0 and got["objects"] == [{"to": 1}, "two"]
+
+
+@pytest.mark.parametrize("lib", ["tensorplay", "torch"])
+def test_store_errors_are_pytorchs_dist_errors(lib):
+    """A store's timeouts raise DistStoreError, a refused connection DistNetworkError: both DistErrors,
+    which are RuntimeErrors."""
+    d = dist if lib == "tensorplay" else torch.distributed
+    assert issubclass(d.DistStoreError, d.DistError) and issubclass(d.DistNetworkError, d.DistError)
+    assert issubclass(d.DistBackendError, d.DistError) and issubclass(d.DistError, RuntimeError)
+    short = timedelta(milliseconds=200)
+    store = d.HashStore()
+    store.set_timeout(short)
+    with pytest.raises(d.DistStoreError):
+        store.get("never set")
+    with pytest.raises(d.DistStoreError):
+        d.PrefixStore("p", store).wait(["never set"])
+    with pytest.raises(d.DistNetworkError):
+        d.TCPStore("127.0.0.1", free_port(), is_master=False, timeout=short)
+    with pytest.raises(d.DistStoreError):
+        d.TCPStore("127.0.0.1", 0, world_size=2, is_master=True, timeout=short)
 
 
 def test_small_helpers(monkeypatch):

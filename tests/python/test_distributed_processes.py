@@ -34,7 +34,7 @@ def test_a_rank_that_never_joins_is_named(tmp_path):
     body = """
         try:
             dist.init_process_group("gloo", timeout=timedelta(seconds=2))
-        except RuntimeError as e:
+        except dist.DistStoreError as e:
             print(e)
     """
     [(code, out, err)] = launch(tmp_path, body, 3, ranks=[0])

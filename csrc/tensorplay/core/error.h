@@ -10,7 +10,9 @@
 namespace tp {
 
 // LinAlg: a matrix an op cannot factor (singular, not positive-definite): Python's LinAlgError.
-enum class ErrorKind { Runtime, Type, Value, Index, NotImplemented, LinAlg };
+// LinAlg, DistStore and DistNetwork are RuntimeErrors of PyTorch's subclasses (torch.linalg.LinAlgError,
+// torch.distributed.DistStoreError and DistNetworkError).
+enum class ErrorKind { Runtime, Type, Value, Index, NotImplemented, LinAlg, DistStore, DistNetwork };
 
 class Error : public std::runtime_error {
  public:

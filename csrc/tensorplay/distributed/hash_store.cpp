@@ -53,7 +53,8 @@ std::vector<std::string> KeyMap::missing(const std::vector<std::string>& keys) c
 void fail_wait_timeout(const char* op, Duration timeout, const std::vector<std::string>& missing) {
   std::ostringstream names;
   for (size_t i = 0; i < missing.size(); ++i) names << (i ? ", " : "") << missing[i];
-  TP_FAIL("[", op, "] timed out after ", timeout.count(), " ms waiting for keys: ", names.str());
+  TP_CHECK_KIND(ErrorKind::DistStore, false, "[", op, "] timed out after ", timeout.count(),
+                " ms waiting for keys: ", names.str());
 }
 
 void HashStore::set(const std::string& key, const Bytes& value) {

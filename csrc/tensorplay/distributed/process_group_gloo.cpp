@@ -371,8 +371,9 @@ void ProcessGroupGloo::Impl::join(Store& s) const {
     if (missing.empty()) throw;
     std::string names;
     for (int r : missing) names += (names.empty() ? "" : ", ") + std::to_string(r);
-    TP_FAIL("[init_process_group] rank ", rank, ": timed out after ", timeout.count(), " ms: ", size - missing.size(),
-            " of ", size, " joined; waiting for rank", missing.size() > 1 ? "s " : " ", names);
+    TP_CHECK_KIND(ErrorKind::DistStore, false, "[init_process_group] rank ", rank, ": timed out after ",
+                  timeout.count(), " ms: ", size - missing.size(), " of ", size, " joined; waiting for rank",
+                  missing.size() > 1 ? "s " : " ", names);
   }
 }
 

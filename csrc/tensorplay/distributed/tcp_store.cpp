@@ -108,8 +108,8 @@ TCPStore::TCPStore(std::string host, uint16_t port, std::optional<int> world_siz
   auto deadline = Clock::now() + timeout;
   std::string error;
   for (Duration pause(10); (fd_ = try_connect(host_, port_, deadline, error)) < 0;) {
-    TP_CHECK(Clock::now() < deadline, "[TCPStore] could not connect to ", host_, ":", port_, " within ",
-             timeout.count(), " ms: ", error);
+    TP_CHECK_KIND(ErrorKind::DistNetwork, Clock::now() < deadline, "[TCPStore] could not connect to ", host_, ":",
+                  port_, " within ", timeout.count(), " ms: ", error);
     std::this_thread::sleep_for(std::min<Clock::duration>(pause, deadline - Clock::now()));
     pause = std::min(pause * 2, Duration(200));
   }
@@ -118,8 +118,8 @@ TCPStore::TCPStore(std::string host, uint16_t port, std::optional<int> world_siz
     ok_fields(call("TCPStore", std::move(FrameWriter(Op::Join).field(wire::kMagic)).finish()));
     if (server_ && wait_for_workers && world_size) {
       int joined = server_->wait_for_joined(*world_size, timeout);
-      TP_CHECK(joined >= *world_size, "[TCPStore] timed out after ", timeout.count(),
-               " ms waiting for workers: ", joined, " of ", *world_size, " joined");
+      TP_CHECK_KIND(ErrorKind::DistStore, joined >= *world_size, "[TCPStore] timed out after ", timeout.count(),
+                    " ms waiting for workers: ", joined, " of ", *world_size, " joined");
     }
   } catch (...) {
     close_connection();
@@ -136,12 +136,13 @@ void TCPStore::close_connection() {
 
 void TCPStore::drop_connection(const char* op, const std::string& why) {
   close_connection();
-  TP_FAIL("[", op, "] lost the connection to the store at ", host_, ":", port_, ": ", why);
+  TP_CHECK_KIND(ErrorKind::DistNetwork, false, "[", op, "] lost the connection to the store at ", host_, ":", port_,
+                ": ", why);
 }
 
 void TCPStore::send(const char* op, const std::string& frame) {
-  TP_CHECK(fd_ >= 0, "[", op, "] no connection to the store at ", host_, ":", port_,
-           " (it was lost by an earlier call)");
+  TP_CHECK_KIND(ErrorKind::DistNetwork, fd_ >= 0, "[", op, "] no connection to the store at ", host_, ":", port_,
+                " (it was lost by an earlier call)");
   size_t sent = 0;
   while (sent < frame.size()) {
     // MSG_NOSIGNAL: a server that went away is an error here, not a SIGPIPE that kills the process.

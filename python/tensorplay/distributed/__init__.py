@@ -18,9 +18,12 @@ if is_available():
     from tensorplay.distributed.distributed_c10d import __all__ as _c10d_all
     from tensorplay.distributed.store import FileStore, HashStore, PrefixStore, Store, TCPStore
     from tensorplay.distributed.buckets import GradBucket, _compute_bucket_assignment_by_size
+    # RuntimeErrors: a store's timeouts raise DistStoreError, a lost store connection DistNetworkError.
+    from tensorplay._C import (_DistBackendError as DistBackendError, _DistError as DistError,
+                               _DistNetworkError as DistNetworkError, _DistStoreError as DistStoreError)
 
     __all__ = ["is_available", "Store", "TCPStore", "FileStore", "HashStore", "PrefixStore", "GradBucket",
-               *_c10d_all]
+               "DistError", "DistBackendError", "DistNetworkError", "DistStoreError", *_c10d_all]
 else:
     def __getattr__(name):
         if name.startswith("__"):
