@@ -159,3 +159,60 @@ def test_without_the_call_check_collectives_still_agree(tmp_path):
     for code, out, err in launch(tmp_path, body, 3, env={"TP_DISTRIBUTED_DEBUG": "OFF"}):
         assert code == 0, err
         assert out.strip() == "3.0 [[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]]"
+
+
+def test_subgroups_cut_the_world_and_reduce_apart(tmp_path):
+    body = """
+        dist.init_process_group("gloo")
+        for bad in (None, 3, 0, 8):
+            try:
+                dist.new_subgroups(bad)
+            except ValueError as e:
+                print("error:", e)
+        mine, groups = dist.new_subgroups(2)
+        t = tp.tensor([float(rank)])
+        dist.all_reduce(t, group=mine)
+        print(dist.get_process_group_ranks(mine), len(groups), t.item())
+        mine, groups = dist.new_subgroups_by_enumeration([[0, 3], [1, 2]])
+        t = tp.tensor([float(rank)])
+        dist.all_reduce(t, group=mine)
+        print(dist.get_process_group_ranks(mine), [g == dist.GroupMember.NON_GROUP_MEMBER for g in groups], t.item())
+        try:
+            dist.new_subgroups_by_enumeration([[0, 1], [1, 2]])
+        except ValueError as e:
+            print("error:", e)
+        dist.destroy_process_group()
+    """
+    results = launch(tmp_path, body, 4)
+    pairs = [[0, 1], [0, 1], [2, 3], [2, 3]]
+    crossed = [[0, 3], [1, 2], [1, 2], [0, 3]]
+    for rank, (code, out, err) in enumerate(results):
+        assert code == 0, err
+        lines = out.splitlines()
+        assert lines[0].startswith("error: Default group size only takes effect when CUDA is available.")
+        assert lines[1:4] == ["error: The world size (4) must be divisible by 'group_size=3'",
+                              "error: The arg 'group_size' (0) must be positive",
+                              "error: The arg 'group_size' (8) must not exceed the world size (4)"]
+        assert lines[4] == f"{pairs[rank]} 2 {float(sum(pairs[rank]))}"
+        assert lines[5] == f"{crossed[rank]} {[rank not in (0, 3), rank not in (1, 2)]} {float(sum(crossed[rank]))}"
+        assert lines[6] == "error: Rank 1 has appeared in both subgroup [0, 1] and [1, 2]"
+
+
+def test_a_registered_rendezvous_handler_is_used_for_its_scheme(tmp_path):
+    body = """
+        def handler(url, timeout):
+            print("url:", url, timeout.total_seconds())
+            yield dist.HashStore(), 0, 1
+        dist.register_rendezvous_handler("mine", handler)
+        try:
+            dist.register_rendezvous_handler("env", handler)
+        except RuntimeError as e:
+            print("error:", e)
+        dist.init_process_group("gloo", init_method="mine://here", rank=0, world_size=1, timeout=timedelta(seconds=9))
+        print(dist.get_rank(), dist.get_world_size())
+        dist.destroy_process_group()
+    """
+    [(code, out, err)] = launch(tmp_path, body, 1)
+    assert code == 0, err
+    assert out.splitlines() == ["error: Rendezvous handler for env:// already registered",
+                                "url: mine://here?rank=0&world_size=1 9.0", "0 1"]

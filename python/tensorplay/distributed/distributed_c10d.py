@@ -28,7 +28,8 @@ __all__ = [
     "scatter", "all_to_all_single", "barrier", "monitored_barrier", "send", "recv", "isend", "irecv",
     "broadcast_object_list", "all_gather_object", "gather_object", "scatter_object_list", "get_default_backend_for_device",
     "default_pg_timeout", "all_to_all", "reduce_scatter", "P2POp", "batch_isend_irecv", "send_object_list",
-    "recv_object_list", "get_node_local_rank", "supports_complex", "get_pg_count",
+    "recv_object_list", "get_node_local_rank", "supports_complex", "get_pg_count", "new_subgroups",
+    "new_subgroups_by_enumeration", "register_rendezvous_handler", "timedelta",
 ]
 
 Work = _dist.Work
@@ -304,6 +305,44 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
     return pg
 
 
+def new_subgroups(group_size=None, group=None, timeout=None, backend=None, pg_options=None, group_desc=None):
+    """The ranks of group (the default group) cut into consecutive subgroups of group_size: (this
+    rank's subgroup, every subgroup). Every rank must call it."""
+    if group_size is None:
+        raise ValueError("Default group size only takes effect when CUDA is available.If your subgroup using a "
+                         "backend that does not depend on CUDA,please pass in 'group_size' correctly.")
+    if group_size <= 0:
+        raise ValueError(f"The arg 'group_size' ({group_size}) must be positive")
+    ranks = get_process_group_ranks(group) if group is not None else list(range(get_world_size()))
+    if len(ranks) < group_size:
+        raise ValueError(f"The arg 'group_size' ({group_size}) must not exceed the world size ({len(ranks)})")
+    if len(ranks) % group_size != 0:
+        raise ValueError(f"The world size ({len(ranks)}) must be divisible by 'group_size={group_size}'")
+    return new_subgroups_by_enumeration([ranks[start:start + group_size] for start in range(0, len(ranks), group_size)],
+                                        timeout=timeout, backend=backend, pg_options=pg_options, group_desc=group_desc)
+
+
+def new_subgroups_by_enumeration(ranks_per_subgroup_list, timeout=None, backend=None, pg_options=None,
+                                 group_desc=None):
+    """A subgroup for each list of (global) ranks: (this rank's subgroup or None, every subgroup). Every
+    rank must call it; no rank may be in two lists."""
+    if not ranks_per_subgroup_list:
+        raise ValueError("The arg 'ranks_per_subgroup_list' cannot be empty")
+    subgroups, mine, seen = [], None, {}
+    me = get_rank()
+    for ranks in ranks_per_subgroup_list:
+        subgroup = new_group(ranks=ranks, timeout=timeout, backend=backend, pg_options=pg_options,
+                             group_desc=group_desc)
+        subgroups.append(subgroup)
+        for rank in ranks:
+            if rank in seen:
+                raise ValueError(f"Rank {rank} has appeared in both subgroup {seen[rank]} and {ranks}")
+            seen[rank] = ranks
+            if rank == me:
+                mine = subgroup
+    return mine, subgroups
+
+
 def get_rank(group=None):
     """This process's rank in group (-1 when it is not a member)."""
     if not _is_member(group):
@@ -379,6 +418,12 @@ def _reduce_op(op):
     if not isinstance(op, _dist.RedOpType):
         raise TypeError(f"Invalid function argument: op must be a ReduceOp, got {op!r}")
     return op
+
+
+def register_rendezvous_handler(scheme, handler):
+    """init_method URLs of scheme meet through handler(url, timeout=...), which yields (store, rank,
+    world_size) with rank and world_size from the URL's query (added to it when the caller gives them)."""
+    rendezvous.register_rendezvous_handler(scheme, handler)
 
 
 def supports_complex(reduceOp):

@@ -5,11 +5,19 @@ URL's query (``?rank=0&world_size=2``)."""
 
 import os
 from datetime import timedelta
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, urlencode, urlparse
 
 from tensorplay.distributed.store import FileStore, TCPStore
 
-__all__ = ["rendezvous"]
+__all__ = ["rendezvous", "register_rendezvous_handler"]
+
+_handlers = {}  # scheme -> the user's handler (register_rendezvous_handler)
+
+
+def register_rendezvous_handler(scheme, handler):
+    if scheme in _handlers or scheme in ("env", "tcp", "file"):
+        raise RuntimeError(f"Rendezvous handler for {scheme}:// already registered")
+    _handlers[scheme] = handler
 
 
 def _query_int(query, name, given):
@@ -34,6 +42,14 @@ def rendezvous(url, rank=-1, world_size=-1, timeout=None):
     query = parse_qs(parsed.query)
     rank = _query_int(query, "rank", rank)
     world_size = _query_int(query, "world_size", world_size)
+    if parsed.scheme in _handlers:
+        # PyTorch's protocol: rank and world_size travel in the URL's query, the handler yields.
+        given = {name: value for name, value in (("rank", rank), ("world_size", world_size))
+                 if value is not None and name not in query}
+        if given:
+            url += ("&" if parsed.query else "?") + urlencode(given)
+        store, rank, world_size = next(_handlers[parsed.scheme](url, timeout=timeout or timedelta(seconds=300)))
+        return store, rank, world_size, ""
     if parsed.scheme == "env":
         rank = int(_env("RANK", "env://")) if rank is None else rank
         world_size = int(_env("WORLD_SIZE", "env://")) if world_size is None else world_size
