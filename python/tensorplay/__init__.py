@@ -46,6 +46,7 @@ from tensorplay.random import get_rng_state, set_rng_state, thread_safe_generato
 from tensorplay.autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from tensorplay.serialization import save, load
 from tensorplay._composites import *  # noqa: F401,F403  (the torch namespace's long tail)
+from tensorplay import special  # (its functions are the namespace's ops under their special names)
 
 # PyTorch's aliases for the dtypes.
 float = float32  # noqa: A001

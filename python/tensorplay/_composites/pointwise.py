@@ -251,13 +251,14 @@ def logaddexp2(input, other):
     return _logaddexp("logaddexp2", input, other, tensorplay.exp2, 1 / math.log(2))
 
 
-@with_out
-def xlogy(input, other):
+def _times_log(op, input, other, log, neutral):
+    """input * log(other), 0 where input is 0 unless other is NaN: xlogy (log) and xlog1py (log1p,
+    whose argument `neutral` 0 gives 0 as log's 1 does)."""
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
-        raise TypeError(f"xlogy() received an invalid combination of arguments - got "
+        raise TypeError(f"{op}() received an invalid combination of arguments - got "
                         f"({type(input).__name__}, {type(other).__name__})")
-    _number_or_tensor("xlogy", "input", 1, input)
-    _number_or_tensor("xlogy", "other", 2, other)
+    _number_or_tensor(op, "input", 1, input)
+    _number_or_tensor(op, "other", 2, other)
     _check_broadcast(input, other)
     dtype = _float_dtype(_promoted(input, other))
     # A number operand takes the result's dtype first (1.1 is rounded to float16 for a float16 x).
@@ -265,12 +266,23 @@ def xlogy(input, other):
     x = input.to(dtype) if isinstance(input, Tensor) else tensorplay.full_like(like, input, dtype=dtype)
     y = other.to(dtype) if isinstance(other, Tensor) else tensorplay.full_like(like, other, dtype=dtype)
     x, y = tensorplay.broadcast_tensors(x.to(_compute_dtype(dtype)), y.to(_compute_dtype(dtype)))
-    # 0 * log(y) is 0 for every y but NaN; the log reads 1 where x is 0, so that no -inf or NaN
-    # reaches the gradient of the branch that is not taken.
+    # 0 * log(y) is 0 for every y but NaN; the log reads its neutral argument where x is 0, so that
+    # no -inf or NaN reaches the gradient of the branch that is not taken.
     zero = x == 0
-    product = x * tensorplay.where(zero, 1.0, y).log()
+    product = x * log(tensorplay.where(zero, neutral, y))
     result = tensorplay.where(y.isnan(), y, tensorplay.where(zero, 0.0, product))
     return result.to(dtype)
+
+
+@with_out
+def xlogy(input, other):
+    return _times_log("xlogy", input, other, tensorplay.log, 1.0)
+
+
+@with_out
+def xlog1py(input, other):
+    """torch.special.xlog1py: input * log1p(other), 0 where input is 0 (unless other is NaN)."""
+    return _times_log("xlog1py", input, other, tensorplay.log1p, 0.0)
 
 
 @with_out
