@@ -23,18 +23,25 @@ PyObject* linalg_error() {
   return type;
 }
 
-// torch.distributed's errors: DistError is a RuntimeError; a store's timeouts are DistStoreErrors,
+// torch.distributed's errors, all DistErrors (RuntimeErrors): a store's timeouts are DistStoreErrors,
 // a lost or refused connection a DistNetworkError. DistBackendError is there for code that catches it.
-PyObject* dist_error(ErrorKind kind) {
-  static PyObject* base = PyErr_NewException("tensorplay.distributed.DistError", PyExc_RuntimeError, nullptr);
-  static PyObject* store = PyErr_NewException("tensorplay.distributed.DistStoreError", base, nullptr);
-  static PyObject* network = PyErr_NewException("tensorplay.distributed.DistNetworkError", base, nullptr);
-  return kind == ErrorKind::DistStore ? store : kind == ErrorKind::DistNetwork ? network : base;
+PyObject* dist_error() {
+  static PyObject* type = PyErr_NewException("tensorplay.distributed.DistError", PyExc_RuntimeError, nullptr);
+  return type;
+}
+
+PyObject* dist_store_error() {
+  static PyObject* type = PyErr_NewException("tensorplay.distributed.DistStoreError", dist_error(), nullptr);
+  return type;
+}
+
+PyObject* dist_network_error() {
+  static PyObject* type = PyErr_NewException("tensorplay.distributed.DistNetworkError", dist_error(), nullptr);
+  return type;
 }
 
 PyObject* dist_backend_error() {
-  static PyObject* type =
-      PyErr_NewException("tensorplay.distributed.DistBackendError", dist_error(ErrorKind::Runtime), nullptr);
+  static PyObject* type = PyErr_NewException("tensorplay.distributed.DistBackendError", dist_error(), nullptr);
   return type;
 }
 
@@ -50,8 +57,8 @@ void translate_errors(const std::exception_ptr& p, void*) {
       case ErrorKind::Index: type = PyExc_IndexError; break;
       case ErrorKind::NotImplemented: type = PyExc_NotImplementedError; break;
       case ErrorKind::LinAlg: type = linalg_error(); break;
-      case ErrorKind::DistStore:
-      case ErrorKind::DistNetwork: type = dist_error(e.kind()); break;
+      case ErrorKind::DistStore: type = dist_store_error(); break;
+      case ErrorKind::DistNetwork: type = dist_network_error(); break;
     }
     PyErr_SetString(type, e.what());
   }
@@ -194,9 +201,9 @@ NB_MODULE(_C, m) {
   nb::set_leak_warnings(false);
   nb::register_exception_translator(&translate_errors);
   m.attr("_LinAlgError") = nb::handle(linalg_error());
-  m.attr("_DistError") = nb::handle(dist_error(tp::ErrorKind::Runtime));
-  m.attr("_DistStoreError") = nb::handle(dist_error(tp::ErrorKind::DistStore));
-  m.attr("_DistNetworkError") = nb::handle(dist_error(tp::ErrorKind::DistNetwork));
+  m.attr("_DistError") = nb::handle(dist_error());
+  m.attr("_DistStoreError") = nb::handle(dist_store_error());
+  m.attr("_DistNetworkError") = nb::handle(dist_network_error());
   m.attr("_DistBackendError") = nb::handle(dist_backend_error());
   init_dtypes(m);
   init_devices(m);

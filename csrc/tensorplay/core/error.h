@@ -9,9 +9,9 @@
 
 namespace tp {
 
-// LinAlg: a matrix an op cannot factor (singular, not positive-definite): Python's LinAlgError.
-// LinAlg, DistStore and DistNetwork are RuntimeErrors of PyTorch's subclasses (torch.linalg.LinAlgError,
-// torch.distributed.DistStoreError and DistNetworkError).
+// RuntimeErrors of PyTorch's subclasses: LinAlg, a matrix an op cannot factor (singular, not
+// positive-definite: torch.linalg.LinAlgError); DistStore, a store's timeout
+// (torch.distributed.DistStoreError); DistNetwork, a refused or lost store connection (DistNetworkError).
 enum class ErrorKind { Runtime, Type, Value, Index, NotImplemented, LinAlg, DistStore, DistNetwork };
 
 class Error : public std::runtime_error {

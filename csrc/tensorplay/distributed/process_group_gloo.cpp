@@ -283,8 +283,8 @@ class CollectiveWork : public Work {
 // Gloo's event loop thread does not sleep while another thread holds the lock of a connection that
 // has data for it: epoll_wait reports the data again at once, and the loop tries again. When the loop
 // thread, woken by a peer's message, preempts the thread of this process that holds the lock (in the
-// middle of a send), it spins on that CPU until its time slice ends: a 4 KiB all_reduce between two
-// processes took 4-5 ms instead of 0.3 on a machine with one rank per core. As SCHED_BATCH (the
+// middle of a send), it spins on that CPU until its time slice ends, which on a machine with one rank
+// per core is most of a small collective's time. As SCHED_BATCH (the
 // scheduler's policy for threads that do not preempt on waking, with a normal share of the CPU) the
 // loop thread runs when the thread it woke for blocks or at the next tick, never in the middle of a
 // send. A thread takes its policy from the thread that starts it: Gloo's device starts the loop from a
@@ -448,9 +448,8 @@ std::exception_ptr ProcessGroupGloo::Impl::run_job(Job& job) {
   std::string header = "[" + call.title() + "] rank " + std::to_string(rank) + ": ";
   std::string tensor = call.tensor ? shape_string(call.tensor->dtype(), call.tensor->sizes()) + ", " : "";
   std::string trailer = " (" + tensor + "world " + std::to_string(size) + ")";
-  // Tags name the messages of one collective: the data's go by tag + 1 (the fingerprints' go by a slot
-  // prefix of their own and the sequence number).
-  auto tag = static_cast<uint32_t>(2 * call.sequence);
+  // The tag names the data messages of one collective (the fingerprints travel in a slot of their own).
+  auto tag = static_cast<uint32_t>(call.sequence);
   try {
     {
       std::lock_guard lock(mutex);
@@ -465,7 +464,7 @@ std::exception_ptr ProcessGroupGloo::Impl::run_job(Job& job) {
       check_fingerprints(call, *exchange);
       next_fingerprints = post_fingerprint_receives();
     }
-    job.run(tag + 1);
+    job.run(tag);
     return nullptr;
   } catch (const Mismatch&) {
     return std::current_exception();
@@ -513,6 +512,7 @@ void ProcessGroupGloo::Impl::send_fingerprint(const Call& call, FingerprintExcha
     for (int r = 0; r < size; ++r)
       if (r != rank) exchange.sent->send(r, kFingerprintSlot);
   } catch (const std::exception&) {
+    // As in post_fingerprint_receives: check_fingerprints reports it.
   }
 }
 
