@@ -509,6 +509,11 @@ void init_linalg(nb::module_& m) {
     return lstm_layer(input_gates, batch_sizes, h0, c0, w_hh, reverse);
   }, "input_gates"_a, "batch_sizes"_a, "h0"_a, "c0"_a, "w_hh"_a, "reverse"_a, release_gil());
 
+  // tensorplay/_composites/fft.py builds torch.fft on these, PyTorch's private primitives.
+  m.def("_fft_c2c", &fft_c2c, "input"_a, "dim"_a, "normalization"_a, "forward"_a, release_gil());
+  m.def("_fft_r2c", &fft_r2c, "input"_a, "dim"_a, "normalization"_a, "onesided"_a, release_gil());
+  m.def("_fft_c2r", &fft_c2r, "input"_a, "dim"_a, "normalization"_a, "last_dim_size"_a, release_gil());
+
   nb::module_ linalg = m.def_submodule("_linalg", "Linear algebra (see tensorplay.linalg)");
   linalg.def("vector_norm", &linalg_vector_norm, "x"_a, "ord"_a, "dim"_a, "keepdim"_a, "dtype"_a.none(), release_gil());
   linalg.def("matrix_norm", nb::overload_cast<const Tensor&, double, IntArrayRef, bool, OptionalDType>(&linalg_matrix_norm),

@@ -1376,11 +1376,11 @@ TABLE += (op_table_activation.ROWS + op_table_loss.ROWS + op_table_normalization
 # The torch namespace's composite families (tensorplay/_composites/) keep their rows, and which of
 # them are differentiable, in files of their own too.
 import op_table_creation, op_table_indexing, op_table_nn_ops, op_table_pointwise, op_table_shape  # noqa: E402
-import op_table_linalg, op_table_special, op_table_statistics  # noqa: E402
+import op_table_fft, op_table_linalg, op_table_special, op_table_statistics  # noqa: E402
 
 import op_table_complex  # noqa: E402
 
-COMPOSITE_FAMILIES = (op_table_creation, op_table_indexing, op_table_linalg, op_table_nn_ops, op_table_pointwise,
+COMPOSITE_FAMILIES = (op_table_creation, op_table_fft, op_table_indexing, op_table_linalg, op_table_nn_ops, op_table_pointwise,
                       op_table_shape, op_table_special, op_table_statistics, op_table_complex)
 for _family in COMPOSITE_FAMILIES:
     TABLE += _family.ROWS

@@ -173,6 +173,19 @@ class Backend {
                                  double momentum, double dampening, double weight_decay, bool nesterov,
                                  bool maximize) = 0;
 
+  // Discrete Fourier transforms over `dims` (any strides; float32 or float64 and their complex
+  // types), every output element multiplied by `scale`. The forward transform is
+  // X[k] = sum_j x[j] e^(-2 pi i jk / n), the backward one has e^(+2 pi i jk / n); n-dimensional
+  // ones transform each dim in turn.
+  // fft_c2c: complex in, complex out of the same shape, forward or backward.
+  virtual void fft_c2c(const Tensor& in, const Tensor& out, IntArrayRef dims, bool forward, double scale) = 0;
+  // fft_r2c: real in; out holds the forward transform's first n / 2 + 1 entries along dims.back()
+  // (the rest are their conjugates, at mirrored indices).
+  virtual void fft_r2c(const Tensor& in, const Tensor& out, IntArrayRef dims, double scale) = 0;
+  // fft_c2r: the backward transform of a spectrum given by those entries (in's size along
+  // dims.back() is out's / 2 + 1), real out; the imaginary parts that symmetry makes zero are ignored.
+  virtual void fft_c2r(const Tensor& in, const Tensor& out, IntArrayRef dims, double scale) = 0;
+
   // One LSTM time step's elementwise part over n rows (contiguous, one float dtype). `gates` holds
   // the pre-activations of the input, forget, cell and output gates, [n, 4 * hidden] in that
   // order, and is overwritten with their activations i, f, g, o; then c = f * c_prev + i * g and

@@ -43,6 +43,9 @@ class MetaBackend final : public Backend {
   void qr_q(const Tensor&, const Tensor&) override {}
   void svd(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&) override {}
   void eigh(const Tensor&, const Tensor&, const Tensor&, bool, bool) override {}
+  void fft_c2c(const Tensor&, const Tensor&, IntArrayRef, bool, double) override {}
+  void fft_r2c(const Tensor&, const Tensor&, IntArrayRef, double) override {}
+  void fft_c2r(const Tensor&, const Tensor&, IntArrayRef, double) override {}
   void lstm_cell(const Tensor&, const Tensor&, const Tensor&, const Tensor&) override {}
   void lstm_cell_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
                           const Tensor&) override {}

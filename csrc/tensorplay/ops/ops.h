@@ -337,6 +337,15 @@ std::pair<Tensor, Tensor> linalg_eigh(const Tensor& A, bool upper = false, bool 
 // of L U; [..., rows] int64.
 Tensor lu_permutation(const Tensor& pivots, int64_t rows);
 
+// ---- fft.cpp: the discrete Fourier transforms over dims (PyTorch's _fft_c2c, _fft_r2c, _fft_c2r) ----
+// normalization: 0 none, 1 by 1/sqrt(n), 2 by 1/n, for n the product of the signal's sizes along dims.
+// c2c: complex to complex, forward (e^-2 pi i jk/n) or backward. r2c: real to its forward
+// transform, only the first n/2 + 1 entries along dims.back() where onesided. c2r: such a half
+// spectrum to the real backward transform, last_dim_size long along dims.back().
+Tensor fft_c2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool forward);
+Tensor fft_r2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool onesided);
+Tensor fft_c2r(const Tensor& self, IntArrayRef dim, int64_t normalization, int64_t last_dim_size);
+
 // One LSTM layer in one direction over a packed sequence (see rnn.cpp): input_gates is
 // input @ w_ih^T plus both biases, [sum(batch_sizes), 4 * hidden]; h0 and c0 are
 // [batch_sizes[0], hidden]. Returns (output [sum(batch_sizes), hidden], h_n, c_n).
