@@ -9,4 +9,4 @@
 """
 
 CASES = ("gemm", "elementwise", "reductions", "overhead", "training", "fashion_mnist", "memory", "sequence_models",
-         "linear_algebra", "complex_numbers", "data_pipeline", "distributed")
+         "linear_algebra", "complex_numbers", "data_pipeline", "distributed", "scientific")
