@@ -1,4 +1,4 @@
-"""Op-table rows of torch.fft (tensorplay/fft.py): every transform in real, complex, integer and
+"""Op-table rows of torch.fft (tensorplay/fft.py) and of stft and istft (tensorplay/_composites/stft.py): every transform in real, complex, integer and
 16-bit inputs (the last refused, as PyTorch's CPU transforms refuse them), with signals cut and
 padded (n, s), each normalization, dims in any order, strided and empty inputs; the sample
 frequencies and the shifts. (An empty batch is tested against NumPy in test_fft.py: torch's MKL
@@ -84,6 +84,46 @@ def frequencies(name):
               fn=lambda m, t, *args, **kw: getattr(m.fft, name)(*args, dtype=t.dtype, device=t.device, **kw))
 
 
+def stft_samples(mk):
+    """Signals [L] and [B, L] with a positive window (one as long as n_fft, one shorter, so padded),
+    centred with each padding mode or not, hops, normalization, both sides of the spectrum."""
+    window = mk((16,), domain=(0.5, 1.5))
+    samples = [
+        S("window", mk((2, 64)), 16, window=window, return_complex=True),
+        S("1d_hop5", mk((50,)), 16, 5, window=window, return_complex=True),
+        S("short_window", mk((2, 40)), 16, 4, 10, window=mk((10,), domain=(0.5, 1.5)), return_complex=True),
+        S("not_centred", mk((2, 40)), 16, window=window, center=False, return_complex=True),
+        S("aligned", mk((2, 40)), 16, 4, 10, window=mk((10,), domain=(0.5, 1.5)), center=False,
+          align_to_window=True, return_complex=True),
+        S("constant_pad_normalized", mk((30,)), 8, pad_mode="constant", normalized=True,
+          window=mk((8,), domain=(0.5, 1.5)), return_complex=True),
+        S("circular_two_sided", mk((2, 30)), 8, pad_mode="circular", onesided=False,
+          window=mk((8,), domain=(0.5, 1.5)), return_complex=True),
+        S("replicate_real_pairs", mk((2, 30)), 8, pad_mode="replicate", window=mk((8,), domain=(0.5, 1.5)),
+          return_complex=False),
+    ]
+    if mk.layouts:
+        samples += [S("transposed", mk.transposed((40, 2)), 16, window=window, return_complex=True),
+                    S("3d", mk((2, 2, 40)), 16, window=window, return_complex=True)]
+    return samples
+
+
+def istft_samples(mk):
+    """Spectra as stft makes them ([(B,) n_fft // 2 + 1 or n_fft, frames]) with positive windows."""
+    window = mk((16,), domain=(0.5, 1.5), dtype="float64" if mk.dtype == "complex128" else "float32")
+    samples = [
+        S("window", mk((2, 9, 13)), 16, window=window),
+        S("1d_length", mk((9, 13)), 16, window=window, length=40),
+        S("longer", mk((9, 13)), 16, window=window, length=70),
+        S("hop8", mk((2, 9, 7)), 16, 8, window=window, normalized=True),
+        S("two_sided_complex", mk((16, 13)), 16, window=window, onesided=False, return_complex=True),
+        S("not_centred", mk((9, 13)), 16, window=window, center=False),
+    ]
+    if mk.layouts:
+        samples += [S("transposed", mk.transposed((13, 9)), 16, window=window)]
+    return samples
+
+
 ROWS = [
     fft_row("fft", one_dim_samples),
     fft_row("ifft", one_dim_samples),
@@ -107,12 +147,15 @@ ROWS = [
     fft_row("ifftshift", shift_samples, ("float32", "int64", "bool", "complex64")),
     frequencies("fftfreq"),
     frequencies("rfftfreq"),
+    Op("stft", stft_samples, ("float32", "float64", "bfloat16", "int64") + COMPLEX_DTYPES),
+    Op("istft", istft_samples, ("float32",) + COMPLEX_DTYPES),
 ]
 
 GRADIENT_LABELS = """
     fft.fft fft.ifft fft.rfft fft.irfft fft.hfft fft.ihfft fft.fftn fft.ifftn fft.rfftn fft.irfftn fft.hfftn
-    fft.ihfftn fft.fft2 fft.ifft2 fft.rfft2 fft.irfft2 fft.hfft2 fft.ihfft2 fft.fftshift fft.ifftshift
+    fft.ihfftn fft.fft2 fft.ifft2 fft.rfft2 fft.irfft2 fft.hfft2 fft.ihfft2 fft.fftshift fft.ifftshift stft
 """.split()
+COMPLEX_ONLY_GRADIENT_LABELS = ["istft"]
 
 NOT_DIFFERENTIABLE = {
     "fft.fftfreq": "a factory: it has no tensor input",

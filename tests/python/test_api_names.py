@@ -27,7 +27,6 @@ FLOAT8 = "a float8 scaled matmul (or its scaling enums): tensorplay has no float
 SPARSE = "sparse tensors: the scientific-computing issue"
 QUANTIZED = "quantization: tensorplay has no quantized tensors"
 JIT = "TorchScript (the JIT): tensorplay has no graph compiler"
-FFT = "needs an FFT library: the scientific-computing issue"
 SYNC_BATCH_NORM = "SyncBatchNorm's kernels: the distributed issue"
 UINT64 = "returns uint64, which tensorplay lacks"
 SLICE_INVERSE = ("a view of its input's storage in src's geometry whose gradient is a slice of the output's: "
@@ -54,7 +53,6 @@ EXCLUDED = {
     **{("torch", name): JIT for name in (
         "fork", "wait", "import_ir_module", "import_ir_module_from_buffer", "merge_type_from_type_comment",
         "parse_ir", "parse_schema", "parse_type_comment", "unify_type_list")},
-    **{(namespace, name): FFT for namespace in ("torch", "Tensor") for name in ("stft", "istft")},
     ("torch", "hash_tensor"): UINT64,
     ("Tensor", "hash_tensor"): UINT64,
     ("torch", "slice_inverse"): SLICE_INVERSE,

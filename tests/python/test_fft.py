@@ -137,3 +137,30 @@ def test_second_derivatives(fn):
     z = tensorplay.randn(3, 4, dtype=tensorplay.complex128, requires_grad=True)
     assert gradcheck(fn, (z,))
     assert gradgradcheck(fn, (z,))
+
+
+def test_stft_then_istft_gives_the_signal_back():
+    """The round trip with a window whose squared overlap never vanishes (PyTorch's promise)."""
+    signal = tensorplay.randn(3, 1000, dtype=tensorplay.float64)
+    window = tensorplay.hann_window(64, dtype=tensorplay.float64)
+    spectra = tensorplay.stft(signal, 64, 16, window=window, return_complex=True)
+    assert tuple(spectra.shape) == (3, 33, 63)
+    back = tensorplay.istft(spectra, 64, 16, window=window, length=1000)
+    np.testing.assert_allclose(back.numpy(), signal.numpy(), atol=1e-12)
+
+
+def test_stft_warns_and_refuses_as_pytorch_does():
+    x = tensorplay.randn(100)
+    with pytest.warns(UserWarning, match="A window was not provided"):
+        tensorplay.stft(x, 16, return_complex=True)
+    with pytest.raises(RuntimeError, match="requires the return_complex parameter"):
+        tensorplay.stft(x, 16, window=tensorplay.ones(16))
+    with pytest.warns(UserWarning, match="return_complex=False is deprecated"):
+        pairs = tensorplay.stft(x, 16, window=tensorplay.ones(16), return_complex=False)
+    assert tuple(pairs.shape) == (9, 26, 2)
+    with pytest.raises(RuntimeError, match="window overlap add"):
+        tensorplay.istft(tensorplay.stft(x, 16, window=tensorplay.ones(16), return_complex=True), 16, 4, 4,
+                         window=tensorplay.tensor([0.0, 1.0, 1.0, 0.0]), center=False)
+    with pytest.warns(UserWarning, match="padded with zeros in the tail"):
+        spectra = tensorplay.stft(x, 16, window=tensorplay.ones(16), return_complex=True)
+        assert tensorplay.istft(spectra, 16, window=tensorplay.ones(16), length=130).shape == (130,)

@@ -116,7 +116,8 @@ for family in op_table.COMPOSITE_FAMILIES:
     GRADIENT_OPS += family.GRADIENT_LABELS
     NOT_DIFFERENTIABLE.update(family.NOT_DIFFERENTIABLE)
 # Rows whose differentiable inputs are complex only (view_as_real, ...): checked by the complex checks alone.
-COMPLEX_ONLY_GRADIENT_OPS = op_table.op_table_complex.COMPLEX_ONLY_GRADIENT_LABELS
+COMPLEX_ONLY_GRADIENT_OPS = (op_table.op_table_complex.COMPLEX_ONLY_GRADIENT_LABELS +
+                             op_table.op_table_fft.COMPLEX_ONLY_GRADIENT_LABELS)
 
 # Samples run besides the automatic choice, where the first usable sample misses the op's own backward path.
 EXTRA_SAMPLES = {
