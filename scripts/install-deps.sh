@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 apt_packages=(g++ libdnnl-dev libhwy-dev libopenblas-openmp-dev libgtest-dev ccache dataset-fashion-mnist zlib1g-dev
-              libgloo-dev)
+              libgloo-dev libboost-math-dev)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -509,7 +509,9 @@ void init_linalg(nb::module_& m) {
     return lstm_layer(input_gates, batch_sizes, h0, c0, w_hh, reverse);
   }, "input_gates"_a, "batch_sizes"_a, "h0"_a, "c0"_a, "w_hh"_a, "reverse"_a, release_gil());
 
-  // tensorplay/_composites/fft.py builds torch.fft on these, PyTorch's private primitives.
+  // tensorplay/special.py gives each function PyTorch's signature, dtypes and derivative.
+  m.def("_special_function", &special_function, "function"_a, "input"_a, "n"_a.none() = nb::none(), release_gil());
+  // tensorplay/fft.py builds torch.fft on these, PyTorch's private primitives.
   m.def("_fft_c2c", &fft_c2c, "input"_a, "dim"_a, "normalization"_a, "forward"_a, release_gil());
   m.def("_fft_r2c", &fft_r2c, "input"_a, "dim"_a, "normalization"_a, "onesided"_a, release_gil());
   m.def("_fft_c2r", &fft_c2r, "input"_a, "dim"_a, "normalization"_a, "last_dim_size"_a, release_gil());

@@ -14,6 +14,7 @@
 #include "tensorplay/core/allocator.h"
 #include "tensorplay/core/tensor.h"
 #include "tensorplay/dispatch/binary_ops.h"
+#include "tensorplay/dispatch/special_functions.h"
 #include "tensorplay/dispatch/unary_ops.h"
 
 namespace tp {
@@ -172,6 +173,10 @@ class Backend {
   virtual void sgd_momentum_step(const Tensor& param, const Tensor& grad, const Tensor& buf, double lr,
                                  double momentum, double dampening, double weight_decay, bool nesterov,
                                  bool maximize) = 0;
+
+  // out = f(x) or f(x, n) elementwise (special_functions.h): x, n and out contiguous, of one shape
+  // and one dtype, float32 or float64; n is undefined for the functions of one operand.
+  virtual void special_function(SpecialFunction f, const Tensor& out, const Tensor& x, const Tensor& n) = 0;
 
   // Discrete Fourier transforms over `dims` (any strides; float32 or float64 and their complex
   // types), every output element multiplied by `scale`. The forward transform is

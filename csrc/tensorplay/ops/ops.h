@@ -346,6 +346,10 @@ Tensor fft_c2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool 
 Tensor fft_r2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool onesided);
 Tensor fft_c2r(const Tensor& self, IntArrayRef dim, int64_t normalization, int64_t last_dim_size);
 
+// ---- special.cpp: torch.special's functions with kernels (dispatch/special_functions.h) ----
+// function(x) or function(x, n), by its torch.special name; x and n of one dtype, float32 or float64.
+Tensor special_function(std::string_view function, const Tensor& x, const std::optional<Tensor>& n = {});
+
 // One LSTM layer in one direction over a packed sequence (see rnn.cpp): input_gates is
 // input @ w_ih^T plus both biases, [sum(batch_sizes), 4 * hidden]; h0 and c0 are
 // [batch_sizes[0], hidden]. Returns (output [sum(batch_sizes), hidden], h_n, c_n).
