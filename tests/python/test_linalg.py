@@ -333,3 +333,49 @@ def test_deprecated_decompositions_warn_once(monkeypatch, name):
         for _ in range(2):
             getattr(tp, name)(tp.from_numpy(WELL))
     assert len(caught) == 1 and "deprecated" in str(caught[0].message)
+
+
+# ---- randomized low-rank SVD and PCA ----
+
+def test_svd_lowrank_recovers_a_low_rank_matrix():
+    """A rank-4 matrix is found exactly: its singular values (torch's deterministic SVD's), and
+    U diag(S) V^T, tall or wide, batched, with a mean M taken off."""
+    tp.manual_seed(0)
+    for shape in ((50, 30), (30, 50), (3, 40, 20)):
+        A = tp.randn(*shape[:-1], 4, dtype=tp.float64) @ tp.randn(4, shape[-1],
+                                                                                           dtype=tp.float64)
+        U, S, V = tp.svd_lowrank(A, q=6)
+        k = min(6, *shape[-2:])
+        assert tuple(U.shape) == (*shape[:-1], k) and tuple(V.shape) == (*shape[:-2], shape[-1], k)
+        np.testing.assert_allclose((U @ tp.diag_embed(S) @ V.mT).numpy(), A.numpy(), atol=1e-10)
+        exact = torch.linalg.svdvals(torch.from_numpy(A.numpy()))[..., :4]
+        np.testing.assert_allclose(S[..., :4].numpy(), exact.numpy(), rtol=1e-10)
+    A = tp.randn(50, 3, dtype=tp.float64) @ tp.randn(3, 30, dtype=tp.float64)
+    M = tp.ones(1, 30, dtype=tp.float64)
+    U, S, V = tp.svd_lowrank(A + M, q=4, M=M)
+    np.testing.assert_allclose((U @ tp.diag(S) @ V.mT).numpy(), A.numpy(), atol=1e-10)
+
+
+def test_pca_lowrank_centres_and_checks_q():
+    tp.manual_seed(1)
+    samples = tp.randn(200, 3, dtype=tp.float64) @ tp.tensor(
+        [[3.0, 0.0, 0.0, 1.0, 0.0], [0.0, 2.0, 0.0, 0.0, 1.0], [0.0, 0.0, 1.0, 0.0, 0.0]], dtype=tp.float64)
+    samples = samples + 5  # the mean, which centring removes
+    U, S, V = tp.pca_lowrank(samples, q=3)
+    centred = torch.from_numpy(samples.numpy()) - torch.from_numpy(samples.numpy()).mean(0)
+    np.testing.assert_allclose(S.numpy(), torch.linalg.svdvals(centred)[:3].numpy(), rtol=1e-10)
+    assert [tuple(t.shape) for t in tp.pca_lowrank(samples)] == [(200, 5), (5,), (5, 5)]
+    for q in (-1, 6):
+        with pytest.raises(ValueError, match=rf"q\(={q}\) must be non-negative integer and not greater than "
+                                             r"min\(m, n\)=5"):
+            tp.pca_lowrank(samples, q=q)
+
+
+def test_svd_lowrank_is_differentiable():
+    """The same random probe in each call (a fixed seed), so gradcheck sees one function."""
+    A = tp.randn(8, 5, dtype=tp.float64, requires_grad=True)
+
+    def singular_values(a):
+        tp.manual_seed(3)
+        return tp.svd_lowrank(a, q=3, niter=1)[1]
+    assert tp.autograd.gradcheck(singular_values, (A,))

@@ -1,6 +1,6 @@
 """QR, the singular value decomposition and the symmetric eigendecomposition, with PyTorch's names,
 and what is built on them: Householder products, the pseudo-inverse, least squares, ranks, condition
-numbers, and tensor inverses and solves.
+numbers, tensor inverses and solves, and the randomized low-rank SVD and PCA.
 
 The decompositions are the LAPACK-backed ops of tensorplay._C._linalg (csrc/tensorplay/ops/factorization.cpp,
 csrc/tensorplay/ops/spectral.cpp), whose backward nodes give the rest their gradients. Products of Householder
@@ -16,7 +16,7 @@ from tensorplay._composites._forms import return_type, write_out, write_outs
 from tensorplay._composites.linalg import _check, _check_flags, _check_types, _deprecated, _named, linalg_inv_ex
 from tensorplay.amp.composite_casts import float32_inputs, in_float32
 
-__all__ = ["qr", "geqrf", "orgqr", "ormqr", "svd", "pinverse", "nuclear_norm"]
+__all__ = ["qr", "geqrf", "orgqr", "ormqr", "svd", "pinverse", "nuclear_norm", "svd_lowrank", "pca_lowrank"]
 METHODS = ["qr", "geqrf", "orgqr", "ormqr", "svd", "pinverse"]
 
 _L = _C._linalg
@@ -499,3 +499,56 @@ def linalg_vander(x, *, N=None):
         raise RuntimeError(f"{op}: N must be greater than 1.")
     powers = tensorplay.cat([tensorplay.ones_like(x).unsqueeze(-1), x.unsqueeze(-1).expand(*x.shape, N - 1)], -1)
     return powers.cumprod(-1)
+
+
+# ---- randomized low-rank approximations ----
+
+def _range_basis(A, M, q, niter):
+    """An orthonormal basis of the range of A - M (M may be None) that captures its q largest
+    singular directions: A - M applied to q random vectors, then niter rounds of subspace iteration
+    (A - M)(A - M)^H, each step re-orthonormalised by QR (Halko, Martinsson and Tropp, "Finding
+    structure with randomness", 2011, algorithm 4.4)."""
+    def apply(X):
+        return A @ X if M is None else A @ X - M @ X
+
+    def apply_adjoint(X):
+        return A.mH @ X if M is None else A.mH @ X - M.mH @ X
+
+    probe = tensorplay.randn(A.size(-1), q, dtype=A.dtype if A.is_floating_point() else None, device=A.device)
+    Q = tensorplay.linalg.qr(apply(probe)).Q
+    for _ in range(niter):
+        Q = tensorplay.linalg.qr(apply_adjoint(Q)).Q
+        Q = tensorplay.linalg.qr(apply(Q)).Q
+    return Q
+
+
+def svd_lowrank(A, q=6, niter=2, M=None):
+    """U, S, V with A - M ~= U diag(S) V^H, the q largest singular triplets (fewer if A has fewer),
+    from a random projection refined by niter subspace iterations. Random: seed for repeatable
+    results."""
+    q = 6 if q is None else q
+    niter = 2 if niter is None else niter
+    if M is not None:
+        M = M.expand(A.shape)
+    if A.size(-2) < A.size(-1):  # work on the tall matrix A^H, whose U and V are A's V and U
+        V, S, U = svd_lowrank(A.mH, q, niter, None if M is None else M.mH)
+        return U, S, V
+    Q = _range_basis(A, M, q, niter)
+    B = Q.mH @ A if M is None else Q.mH @ A - Q.mH @ M
+    U, S, Vh = tensorplay.linalg.svd(B, full_matrices=False)
+    return Q @ U, S, Vh.mH
+
+
+def pca_lowrank(A, q=None, center=True, niter=2):
+    """The principal components of the rows of A (batches of m samples of n features): svd_lowrank of
+    A less its column means (when center), with q = min(6, m, n) by default."""
+    m, n = A.size(-2), A.size(-1)
+    if q is None:
+        q = min(6, m, n)
+    elif not (isinstance(q, int) and 0 <= q <= min(m, n)):
+        raise ValueError(f"q(={q}) must be non-negative integer and not greater than min(m, n)={min(m, n)}")
+    if not (isinstance(niter, int) and niter >= 0):
+        raise ValueError(f"niter(={niter}) must be non-negative integer")
+    if not center:
+        return svd_lowrank(A, q, niter)
+    return svd_lowrank(A - A.mean(dim=-2, keepdim=True), q, niter)
