@@ -1,0 +1,309 @@
+"""tensorplay.distributions against torch.distributions on the same parameters: shapes, moments,
+densities, CDFs and their inverses, entropies, supports, validation errors, expand, KL divergences
+and the constraints; samples against their law (fixed seeds); rsample gradients against finite
+differences of the same draws."""
+
+import functools
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import tensorplay
+import tensorplay.distributions as D
+
+
+def pair(values, dtype="float64"):
+    """The same values as a tensorplay and a torch tensor."""
+    array = np.asarray(values, dtype=dtype)
+    return tensorplay.from_numpy(array.copy()), torch.from_numpy(array.copy())
+
+
+def both(name, **params):
+    """The distribution `name` in each library, on the same parameters (arrays become tensors)."""
+    ours, theirs = {}, {}
+    for key, value in params.items():
+        if isinstance(value, (list, np.ndarray)):
+            ours[key], theirs[key] = pair(value)
+        else:
+            ours[key] = theirs[key] = value
+    return getattr(D, name)(**ours), getattr(torch.distributions, name)(**theirs)
+
+
+# name, parameters, values inside the support (broadcast against the batch)
+CASES = [
+    ("Normal", dict(loc=0.5, scale=2.0), [-1.0, 0.0, 3.5]),
+    ("Normal", dict(loc=[[0.0, 1.0, -2.0]], scale=[[1.0], [0.5]]), [[0.3, -0.7, 2.0]]),
+    ("Uniform", dict(low=-1.0, high=3.0), [-1.0, 0.0, 2.9]),
+    ("Uniform", dict(low=[0.0, 1.0], high=[[2.0, 4.0]]), [1.5, 3.0]),
+    ("Exponential", dict(rate=1.5), [0.0, 0.2, 4.0]),
+    ("Exponential", dict(rate=[[0.5, 2.0, 3.0]]), [[0.1, 1.0, 2.0]]),
+    ("Laplace", dict(loc=[0.0, 1.0], scale=[1.0, 0.25]), [[-1.0, 1.5], [0.0, 1.0]]),
+    ("Bernoulli", dict(probs=[0.2, 0.5, 0.9]), [[0.0, 1.0, 1.0]]),
+    ("Bernoulli", dict(logits=[[-1.0, 2.0], [0.0, 0.5]]), [1.0, 0.0]),
+    ("Bernoulli", dict(probs=0.3), [0.0, 1.0]),
+    ("Categorical", dict(probs=[0.2, 0.3, 0.5]), [0.0, 2.0, 1.0]),
+    ("Categorical", dict(logits=[[0.1, -1.0, 2.0, 0.0], [1.0, 1.0, 1.0, 1.0]]), [[3.0, 0.0]]),
+    ("Categorical", dict(probs=[[0.0, 1.0], [0.5, 0.5]]), [1.0, 0.0]),
+]
+IDS = [f"{name}-{i}" for i, (name, _, _) in enumerate(CASES)]
+
+
+def outcome(fn):
+    try:
+        return fn()
+    except NotImplementedError:
+        return NotImplementedError
+
+
+def assert_same(ours, theirs, what, rtol=1e-10):
+    if theirs is NotImplementedError or ours is NotImplementedError:
+        assert ours is theirs, f"{what}: ours {ours}, torch {theirs}"
+        return
+    assert tuple(ours.shape) == tuple(theirs.shape), f"{what}: shape {tuple(ours.shape)} vs {tuple(theirs.shape)}"
+    assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1], f"{what}: dtype"
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=rtol, atol=rtol * 1e-2,
+                               err_msg=what)
+
+
+@pytest.mark.parametrize("name, params, values", CASES, ids=IDS)
+def test_matches_pytorch(name, params, values):
+    ours, theirs = both(name, **params)
+    # Number parameters are float32 tensors (the default dtype), whose logarithms and such the two
+    # libraries may round one unit apart.
+    rtol = 1e-6 if any(isinstance(v, float) for v in params.values()) else 1e-10
+    same = functools.partial(assert_same, rtol=rtol)
+    assert tuple(ours.batch_shape) == tuple(theirs.batch_shape)
+    assert tuple(ours.event_shape) == tuple(theirs.event_shape)
+    assert ours.has_rsample == theirs.has_rsample and ours.has_enumerate_support == theirs.has_enumerate_support
+
+    def shown(constraint):  # (a bound that is a tensor prints its library's name)
+        return repr(constraint).replace("tensorplay", "torch")
+    assert shown(ours.support) == shown(theirs.support)
+    assert {k: shown(v) for k, v in ours.arg_constraints.items()} == {k: shown(v) for k, v in
+                                                                     theirs.arg_constraints.items()}
+    for prop in ("mean", "mode", "variance", "stddev"):
+        same(outcome(lambda: getattr(ours, prop)), outcome(lambda: getattr(theirs, prop)), prop)
+    same(ours.entropy(), theirs.entropy(), "entropy")
+    same(ours.perplexity(), theirs.perplexity(), "perplexity")
+    x, y = pair(values)
+    same(ours.log_prob(x), theirs.log_prob(y), "log_prob")
+    same(outcome(lambda: ours.cdf(x)), outcome(lambda: theirs.cdf(y)), "cdf")
+    u, v = pair([0.05, 0.5, 0.95][:len(values)] if np.ndim(values) == 1 else np.full(np.shape(values), 0.3))
+    same(outcome(lambda: ours.icdf(u)), outcome(lambda: theirs.icdf(v)), "icdf")
+    if theirs.has_enumerate_support:
+        for expand in (True, False):
+            same(ours.enumerate_support(expand), theirs.enumerate_support(expand), "enumerate_support")
+    big_ours, big_theirs = ours.expand((4,) + tuple(ours.batch_shape)), theirs.expand((4,) + tuple(theirs.batch_shape))
+    assert tuple(big_ours.batch_shape) == tuple(big_theirs.batch_shape)
+    same(big_ours.log_prob(x.reshape(-1)[0]), big_theirs.log_prob(y.reshape(-1)[0]), "expanded log_prob")
+    assert tuple(ours.sample((5, 2)).shape) == tuple(theirs.sample((5, 2)).shape)
+
+
+@pytest.mark.parametrize("name, params, values", CASES, ids=IDS)
+def test_samples_follow_the_law(name, params, values):
+    tensorplay.manual_seed(0)
+    ours, theirs = both(name, **params)
+    draws = ours.sample((20000,))
+    assert bool(ours.support.check(draws).all())
+    mean, variance = theirs.mean.numpy(), theirs.variance.numpy()
+    if np.isnan(mean).any():  # Categorical: the frequencies of the categories
+        counts = torch.nn.functional.one_hot(torch.from_numpy(draws.numpy()), theirs.probs.size(-1)).double()
+        frequencies, probs = counts.mean(0).numpy(), theirs.probs.numpy()
+        np.testing.assert_allclose(frequencies, probs, atol=5 * np.sqrt(0.25 / 20000))
+        return
+    standard_error = np.sqrt(variance / 20000)
+    assert np.all(np.abs(draws.double().mean(0).numpy() - mean) <= 5 * standard_error + 1e-12)
+    np.testing.assert_allclose(draws.double().var(0).numpy(), variance, rtol=0.1)
+
+
+@pytest.mark.parametrize("name, params", [
+    ("Normal", dict(loc=[0.5, -1.0], scale=[2.0, 0.3])),
+    ("Uniform", dict(low=[-1.0, 0.0], high=[3.0, 0.5])),
+    ("Exponential", dict(rate=[1.5, 0.2])),
+    ("Laplace", dict(loc=[0.0, 1.0], scale=[1.0, 0.25])),
+])
+def test_rsample_gradients_match_finite_differences(name, params):
+    """The same draws (one seed) as the parameters move: d(sample)/d(parameter) by autograd and by
+    central differences agree."""
+    names = list(params)
+    base = {k: tensorplay.tensor(v, dtype=tensorplay.float64) for k, v in params.items()}
+
+    def draws(values):
+        tensorplay.manual_seed(7)
+        return getattr(D, name)(**values).rsample((3,))
+    leaves = {k: v.clone().requires_grad_() for k, v in base.items()}
+    weights = tensorplay.randn(3, 2, dtype=tensorplay.float64)
+    (draws(leaves) * weights).sum().backward()
+    for k in names:
+        for i in range(2):
+            step = 1e-6
+            plus, minus = dict(base), dict(base)
+            plus[k] = base[k].clone()
+            minus[k] = base[k].clone()
+            plus[k][i] += step
+            minus[k][i] -= step
+            numeric = ((draws(plus) - draws(minus)) * weights).sum().item() / (2 * step)
+            assert abs(leaves[k].grad[i].item() - numeric) < 1e-5 * max(1.0, abs(numeric)), (k, i)
+
+
+def test_validation_errors_match_pytorch():
+    bad = [("Normal", dict(loc=[0.0, 1.0], scale=[1.0, -1.0])), ("Uniform", dict(low=1.0, high=0.0)),
+           ("Exponential", dict(rate=[0.0])), ("Bernoulli", dict(probs=[1.5])),
+           ("Categorical", dict(probs=[[0.5, -0.5]]))]
+    for name, params in bad:
+        with pytest.raises(ValueError) as theirs:
+            both_torch = getattr(torch.distributions, name)(**{k: torch.tensor(v) if isinstance(v, list) else v
+                                                                for k, v in params.items()})
+            del both_torch
+        with pytest.raises(ValueError) as ours:
+            getattr(D, name)(**{k: tensorplay.tensor(v) if isinstance(v, list) else v for k, v in params.items()})
+        head = str(theirs.value).split(" of distribution ")[0]
+        assert str(ours.value).startswith(head), (str(ours.value), str(theirs.value))
+    with pytest.raises(ValueError, match="Either `probs` or `logits` must be specified, but not both."):
+        D.Bernoulli(probs=0.3, logits=0.1)
+    with pytest.raises(ValueError, match="must be at least one-dimensional"):
+        D.Categorical(tensorplay.tensor(0.5))
+    normal = D.Normal(0.0, 1.0)
+    with pytest.raises(ValueError, match=r"Expected value argument \(Tensor of shape \(\)\) to be within the support"):
+        normal.log_prob(tensorplay.tensor(float("nan")))
+    with pytest.raises(ValueError, match="The value argument to log_prob must be a Tensor"):
+        normal.log_prob(0.5)
+    with pytest.raises(ValueError, match="Value is not broadcastable"):
+        D.Normal(tensorplay.zeros(3), 1.0).log_prob(tensorplay.zeros(2))
+    assert math.isnan(D.Normal(0.0, -1.0, validate_args=False).scale.sqrt().item())
+    D.Distribution.set_default_validate_args(False)
+    try:
+        D.Normal(0.0, -1.0)
+    finally:
+        D.Distribution.set_default_validate_args(True)
+    with pytest.raises(ValueError):
+        D.Distribution.set_default_validate_args("yes")
+
+
+KL_PAIRS = [
+    ("Normal", dict(loc=[0.0, 1.0], scale=[1.0, 2.0]), "Normal", dict(loc=[0.5, -1.0], scale=[0.5, 1.0])),
+    ("Uniform", dict(low=[0.0, -1.0], high=[1.0, 1.0]), "Uniform", dict(low=[-1.0, 0.0], high=[2.0, 1.0])),
+    ("Exponential", dict(rate=[1.0, 3.0]), "Exponential", dict(rate=[2.0, 0.5])),
+    ("Laplace", dict(loc=[0.0, 1.0], scale=[1.0, 2.0]), "Laplace", dict(loc=[0.5, -1.0], scale=[0.5, 1.0])),
+    ("Bernoulli", dict(probs=[0.0, 0.3, 1.0, 0.5]), "Bernoulli", dict(probs=[0.5, 0.6, 0.2, 0.0])),
+    ("Categorical", dict(probs=[[0.2, 0.8, 0.0], [0.5, 0.5, 0.0]]), "Categorical",
+     dict(probs=[[0.3, 0.3, 0.4], [0.5, 0.0, 0.5]])),
+]
+
+
+@pytest.mark.parametrize("p_name, p_params, q_name, q_params", KL_PAIRS, ids=[p[0] for p in KL_PAIRS])
+def test_kl_divergence_matches_pytorch(p_name, p_params, q_name, q_params):
+    p_ours, p_theirs = both(p_name, **p_params)
+    q_ours, q_theirs = both(q_name, **q_params)
+    assert_same(D.kl_divergence(p_ours, q_ours), torch.distributions.kl_divergence(p_theirs, q_theirs), "kl")
+
+
+def test_kl_of_independent_and_exponential_families():
+    p, tp_ = both("Normal", loc=[[0.0, 1.0], [2.0, 3.0]], scale=[[1.0, 2.0], [0.5, 0.5]])
+    q, tq = both("Normal", loc=[[1.0, 1.0], [0.0, 3.0]], scale=[[2.0, 2.0], [1.0, 0.5]])
+    assert_same(D.kl_divergence(D.Independent(p, 1), D.Independent(q, 1)),
+                torch.distributions.kl_divergence(torch.distributions.Independent(tp_, 1),
+                                                  torch.distributions.Independent(tq, 1)), "independent kl")
+
+    class Rate(D.ExponentialFamily):
+        """The exponential distribution through its family's form alone: KL by the Bregman divergence."""
+        arg_constraints = {}
+
+        def __init__(self, rate):
+            self.rate = rate
+            super().__init__(rate.shape)
+
+        @property
+        def _natural_params(self):
+            return (-self.rate,)
+
+        def _log_normalizer(self, eta):
+            return -tensorplay.log(-eta)
+    p_rate, q_rate = tensorplay.tensor([1.0, 3.0]), tensorplay.tensor([2.0, 0.5])
+    bregman = D.kl_divergence(Rate(p_rate), Rate(q_rate))
+    closed = D.kl_divergence(D.Exponential(p_rate), D.Exponential(q_rate))
+    np.testing.assert_allclose(bregman.detach().numpy(), closed.numpy(), rtol=1e-6)
+    with pytest.raises(NotImplementedError, match="different exponential families"):
+        D.kl_divergence(Rate(p_rate), D.Exponential(q_rate))
+    with pytest.raises(NotImplementedError, match="No KL\\(p \\|\\| q\\) is implemented for p type Laplace and q "
+                                                  "type Bernoulli"):
+        D.kl_divergence(D.Laplace(0.0, 1.0), D.Bernoulli(0.5))
+
+
+def test_register_kl_dispatches_to_the_most_specific_pair():
+    class Narrow(D.Normal):
+        pass
+
+    @D.register_kl(Narrow, D.Normal)
+    def _narrow_normal(p, q):
+        return tensorplay.tensor(42.0)
+    assert D.kl_divergence(Narrow(0.0, 1.0), D.Normal(0.0, 1.0)).item() == 42.0
+    assert D.kl_divergence(D.Normal(0.0, 1.0), Narrow(0.0, 1.0)).item() == 0.0
+
+    class Other(D.Normal):
+        pass
+
+    @D.register_kl(D.Normal, Other)
+    def _normal_other(p, q):
+        return tensorplay.tensor(7.0)
+    with pytest.warns(RuntimeWarning, match="Ambiguous kl_divergence"):  # (Narrow, Normal) or (Normal, Other)?
+        D.kl_divergence(Narrow(0.0, 1.0), Other(0.0, 1.0))
+    with pytest.raises(TypeError):
+        D.register_kl(int, D.Normal)
+
+
+def test_independent_reinterprets_batch_dims():
+    ours, theirs = both("Normal", loc=np.zeros((3, 2)), scale=np.ones((3, 2)))
+    ours, theirs = D.Independent(ours, 1), torch.distributions.Independent(theirs, 1)
+    assert tuple(ours.batch_shape) == (3,) and tuple(ours.event_shape) == (2,)
+    x, y = pair([[0.5, -1.0]])
+    assert_same(ours.log_prob(x), theirs.log_prob(y), "log_prob")
+    assert_same(ours.entropy(), theirs.entropy(), "entropy")
+    assert repr(ours.support) == repr(theirs.support)
+    assert tuple(ours.expand((4, 3)).batch_shape) == (4, 3)
+    with pytest.raises(ValueError, match="reinterpreted_batch_ndims"):
+        D.Independent(D.Normal(0.0, 1.0), 1)
+
+
+CONSTRAINT_VALUES = [[0.0, 0.5, 1.0], [-1.0, 2.0, float("nan")], [[0.2, 0.8], [0.5, 0.6]], [[1.0, 0.0], [0.0, 1.0]],
+                     [[1.0, 0.0], [0.5, 2.0]], [[2.0, 1.0], [1.0, 2.0]], [[1.0, 0.0], [-1.0, 1.0]]]
+
+
+@pytest.mark.parametrize("name", [
+    "real", "positive", "nonnegative", "unit_interval", "simplex", "boolean", "nonnegative_integer",
+    "positive_integer", "real_vector", "one_hot", "lower_cholesky", "lower_triangular", "positive_definite",
+    "positive_semidefinite", "square", "symmetric", "corr_cholesky", ("interval", -0.5, 1.0),
+    ("half_open_interval", 0.0, 1.0), ("greater_than", 0.5), ("greater_than_eq", 0.5), ("less_than", 0.5),
+    ("integer_interval", 0, 1), ("multinomial", 1)])
+def test_constraints_match_pytorch(name):
+    if isinstance(name, tuple):
+        name, *args = name
+        ours, theirs = getattr(D.constraints, name)(*args), getattr(torch.distributions.constraints, name)(*args)
+    else:
+        ours, theirs = getattr(D.constraints, name), getattr(torch.distributions.constraints, name)
+    assert repr(ours) == repr(theirs)
+    assert (ours.event_dim, ours.is_discrete) == (theirs.event_dim, theirs.is_discrete)
+    for values in CONSTRAINT_VALUES:
+        x, y = pair(values)
+        if x.dim() < ours.event_dim:
+            continue
+        assert ours.check(x).tolist() == theirs.check(y).tolist(), (name, values)
+
+
+def test_composed_and_dependent_constraints():
+    C, TC = D.constraints, torch.distributions.constraints
+    x, y = pair([[-1.0, 2.0, 0.5], [1.0, -2.0, 0.7]])
+    assert C.cat([C.real, C.positive, C.unit_interval], dim=1).check(x).tolist() == \
+        TC.cat([TC.real, TC.positive, TC.unit_interval], dim=1).check(y).tolist()
+    assert C.stack([C.positive, C.real], dim=0).check(x).tolist() == \
+        TC.stack([TC.positive, TC.real], dim=0).check(y).tolist()
+    assert C.independent(C.positive, 1).check(x).tolist() == TC.independent(TC.positive, 1).check(y).tolist()
+    assert C.is_dependent(C.dependent) and not C.is_dependent(C.real)
+    with pytest.raises(ValueError, match="Cannot determine validity of dependent constraint"):
+        C.dependent.check(x)
+    with pytest.raises(NotImplementedError, match="cannot be determined statically"):
+        C.dependent.event_dim
+    assert C.dependent(is_discrete=True, event_dim=1).event_dim == 1
+    assert C.is_dependent(D.Uniform.support) and D.Categorical(tensorplay.ones(3)).support.upper_bound == 2
