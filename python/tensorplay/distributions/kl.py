@@ -8,13 +8,19 @@ import warnings
 
 import tensorplay
 from tensorplay.distributions.bernoulli import Bernoulli
+from tensorplay.distributions.binomial import Binomial
 from tensorplay.distributions.categorical import Categorical
+from tensorplay.distributions.cauchy import Cauchy
 from tensorplay.distributions.distribution import Distribution
 from tensorplay.distributions.exp_family import ExponentialFamily
 from tensorplay.distributions.exponential import Exponential
+from tensorplay.distributions.geometric import Geometric
 from tensorplay.distributions.independent import Independent
 from tensorplay.distributions.laplace import Laplace
+from tensorplay.distributions.multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from tensorplay.distributions.normal import Normal
+from tensorplay.distributions.one_hot_categorical import OneHotCategorical
+from tensorplay.distributions.poisson import Poisson
 from tensorplay.distributions.uniform import Uniform
 
 __all__ = ["register_kl", "kl_divergence"]
@@ -115,6 +121,53 @@ def _kl_laplace_laplace(p, q):
     ratio = p.scale / q.scale
     distance = (p.loc - q.loc).abs() / q.scale
     return -ratio.log() + distance + ratio * tensorplay.exp(-distance * q.scale / p.scale) - 1
+
+
+@register_kl(OneHotCategorical, OneHotCategorical)
+def _kl_one_hot_one_hot(p, q):
+    return _kl_categorical_categorical(p._categorical, q._categorical)
+
+
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p, q):
+    """Infinite where p has more trials than q (p puts mass where q has none)."""
+    if bool((p.total_count < q.total_count).any()):
+        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count is not implemented")
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + tensorplay.log1p(-p.probs) - tensorplay.log1p(-q.probs))
+    return _infinite_where(p.total_count > q.total_count, kl)
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p, q):
+    # -H(p) - E_p[log q(K)], log q(k) = k log(1 - q) + log q and E_p[K] = 1 / p - 1.
+    return -p.entropy() - tensorplay.log1p(-q.probs) / p.probs - q.logits
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p, q):
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p, q):
+    return ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log() - (4 * p.scale * q.scale).log()
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_multivariate_normal(p, q):
+    """(tr(S_q^-1 S_p) + |mu_q - mu_p|^2_{S_q^-1} - k + log det S_q - log det S_p) / 2, through the
+    Cholesky factors: the trace is |L_q^-1 L_p|_F^2."""
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two Multivariate Normals with different event shapes cannot be "
+                         "computed")
+    Lp, Lq = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    shape = tensorplay.broadcast_shapes(Lp.shape, Lq.shape)
+    ratio = tensorplay.linalg.solve_triangular(Lq.expand(shape), Lp.expand(shape), upper=False)
+    trace = ratio.pow(2).sum((-2, -1))
+    distance = _batch_mahalanobis(Lq, q.loc - p.loc)
+    log_dets = q._half_log_det() - p._half_log_det()
+    k = p.event_shape[0]
+    return (log_dets + 0.5 * (trace + distance - k)).expand(tensorplay.broadcast_shapes(p.batch_shape, q.batch_shape))
 
 
 @register_kl(Independent, Independent)
