@@ -60,6 +60,10 @@ CASES = [
     ("MultivariateNormal", dict(loc=[[0.0, 1.0], [1.0, 0.0]], scale_tril=[[1.0, 0.0], [0.3, 0.5]]), [0.5, -1.0]),
     ("MultivariateNormal", dict(loc=[0.0, 1.0, 2.0], precision_matrix=[[2.0, 0.5, 0.0], [0.5, 1.0, 0.1],
                                                                        [0.0, 0.1, 3.0]]), [0.5, -1.0, 0.0]),
+    ("LogNormal", dict(loc=[0.0, 1.0], scale=[1.0, 0.5]), [[0.5, 2.0], [3.0, 0.1]]),
+    ("HalfNormal", dict(scale=[1.0, 2.5]), [[0.0, 2.0], [0.3, 4.0]]),
+    ("HalfCauchy", dict(scale=[1.0, 2.5]), [[0.0, 2.0], [0.3, 4.0]]),
+    ("Gumbel", dict(loc=[0.0, 1.0], scale=[1.0, 2.0]), [[-1.0, 2.0], [0.5, 0.0]]),
 ]
 IDS = [f"{name}-{i}" for i, (name, _, _) in enumerate(CASES)]
 
@@ -127,7 +131,7 @@ def test_samples_follow_the_law(name, params, values):
     draws = ours.sample((20000,))
     assert bool(ours.support.check(draws).all())
     mean, variance = theirs.mean.numpy(), theirs.variance.numpy()
-    if name == "Cauchy":  # no moments: the quartiles
+    if name in ("Cauchy", "HalfCauchy"):  # no moments: the quartiles
         for q in (0.25, 0.5, 0.75):
             below = (draws < ours.icdf(tensorplay.tensor(q, dtype=draws.dtype))).double().mean(0).numpy()
             np.testing.assert_allclose(below, q, atol=5 * np.sqrt(q * (1 - q) / 20000))
@@ -225,6 +229,9 @@ KL_PAIRS = [
                                                                                   probs=[0.6, 0.2])),
     ("MultivariateNormal", dict(loc=[0.0, 1.0], covariance_matrix=[[2.0, 0.5], [0.5, 1.0]]), "MultivariateNormal",
      dict(loc=[[1.0, 0.0], [0.5, 0.5]], scale_tril=[[1.0, 0.0], [0.3, 0.5]])),
+    ("LogNormal", dict(loc=[0.0, 1.0], scale=[1.0, 2.0]), "LogNormal", dict(loc=[0.5, -1.0], scale=[0.5, 1.0])),
+    ("HalfNormal", dict(scale=[1.0, 2.0]), "HalfNormal", dict(scale=[0.5, 3.0])),
+    ("Gumbel", dict(loc=[0.0, 1.0], scale=[1.0, 2.0]), "Gumbel", dict(loc=[0.5, -1.0], scale=[0.5, 1.0])),
 ]
 
 
@@ -342,3 +349,117 @@ def test_composed_and_dependent_constraints():
         C.dependent.event_dim
     assert C.dependent(is_discrete=True, event_dim=1).event_dim == 1
     assert C.is_dependent(D.Uniform.support) and D.Categorical(tensorplay.ones(3)).support.upper_bound == 2
+
+
+# ---- transforms and the constraint registries ----
+
+def transform_pairs():
+    """(label, ours, theirs, input) for every transform."""
+    T, TT = D.transforms, torch.distributions.transforms
+    loc, t_loc = pair([0.5, 1.0, -1.0])
+    scale, t_scale = pair([2.0, 0.5, -3.0])
+    rows = [[0.3, -1.2, 2.0], [0.1, 0.5, -0.7]]
+    positive = [[0.3, 1.2, 2.0], [0.1, 0.5, 0.7]]
+    square = [[0.3, 1.0], [0.5, -0.2]]
+    return [
+        ("exp", T.ExpTransform(), TT.ExpTransform(), rows),
+        ("power", T.PowerTransform(2.5), TT.PowerTransform(2.5), positive),
+        ("sigmoid", T.SigmoidTransform(), TT.SigmoidTransform(), rows),
+        ("softplus", T.SoftplusTransform(), TT.SoftplusTransform(), rows),
+        ("tanh", T.TanhTransform(), TT.TanhTransform(), rows),
+        ("abs", T.AbsTransform(), TT.AbsTransform(), rows),
+        ("affine", T.AffineTransform(1.0, -2.0), TT.AffineTransform(1.0, -2.0), rows),
+        ("affine_tensors", T.AffineTransform(loc, scale), TT.AffineTransform(t_loc, t_scale), rows),
+        ("affine_event", T.AffineTransform(loc, scale, event_dim=1), TT.AffineTransform(t_loc, t_scale, event_dim=1),
+         rows),
+        ("softmax", T.SoftmaxTransform(), TT.SoftmaxTransform(), rows),
+        ("stick_breaking", T.StickBreakingTransform(), TT.StickBreakingTransform(), rows),
+        ("lower_cholesky", T.LowerCholeskyTransform(), TT.LowerCholeskyTransform(), square),
+        ("positive_definite", T.PositiveDefiniteTransform(), TT.PositiveDefiniteTransform(), square),
+        ("corr_cholesky", T.CorrCholeskyTransform(), TT.CorrCholeskyTransform(), rows),
+        ("corr_cholesky_4", T.CorrCholeskyTransform(), TT.CorrCholeskyTransform(), [0.3, -1.2, 2.0, 0.1, 0.5, -0.7]),
+        ("compose", T.ComposeTransform([T.ExpTransform(), T.AffineTransform(0.0, 2.0)]),
+         TT.ComposeTransform([TT.ExpTransform(), TT.AffineTransform(0.0, 2.0)]), rows),
+        ("compose_event", T.ComposeTransform([T.AffineTransform(1.0, 2.0), T.StickBreakingTransform()]),
+         TT.ComposeTransform([TT.AffineTransform(1.0, 2.0), TT.StickBreakingTransform()]), rows),
+        ("identity", T.identity_transform, TT.identity_transform, rows),
+        ("independent", T.IndependentTransform(T.ExpTransform(), 1), TT.IndependentTransform(TT.ExpTransform(), 1),
+         rows),
+        ("reshape", T.ReshapeTransform((3,), (3, 1)), TT.ReshapeTransform((3,), (3, 1)), rows),
+        ("cat", T.CatTransform([T.ExpTransform(), T.AffineTransform(0.0, 3.0)], dim=1, lengths=[1, 2]),
+         TT.CatTransform([TT.ExpTransform(), TT.AffineTransform(0.0, 3.0)], dim=1, lengths=[1, 2]), rows),
+        ("stack", T.StackTransform([T.ExpTransform(), T.TanhTransform(), T.AbsTransform()], dim=1),
+         TT.StackTransform([TT.ExpTransform(), TT.TanhTransform(), TT.AbsTransform()], dim=1), rows),
+        ("cdf", T.CumulativeDistributionTransform(D.Normal(0.0, 1.0)),
+         TT.CumulativeDistributionTransform(torch.distributions.Normal(0.0, 1.0)), rows),
+    ]
+
+
+@pytest.mark.parametrize("label, ours, theirs, values", transform_pairs(), ids=[t[0] for t in transform_pairs()])
+def test_transforms_match_pytorch(label, ours, theirs, values):
+    x, y = pair(values)
+    forward_ours, forward_theirs = ours(x), theirs(y)
+    assert_same(forward_ours, forward_theirs, "forward")
+    assert_same(outcome(lambda: ours.inv(forward_ours)), outcome(lambda: theirs.inv(forward_theirs)), "inverse")
+    assert_same(outcome(lambda: ours.log_abs_det_jacobian(x, forward_ours)),
+                outcome(lambda: theirs.log_abs_det_jacobian(y, forward_theirs)), "log_abs_det_jacobian")
+    assert repr(ours.domain) == repr(theirs.domain) and repr(ours.codomain) == repr(theirs.codomain)
+    assert ours.bijective == theirs.bijective
+    assert tuple(ours.forward_shape(x.shape)) == tuple(theirs.forward_shape(y.shape))
+    assert repr(ours) == repr(theirs) and repr(ours.inv) == repr(theirs.inv)
+
+
+def test_transform_caching_and_inverses():
+    T = D.transforms
+    exp = T.ExpTransform(cache_size=1)
+    x = tensorplay.tensor([0.5, 1.0])
+    y = exp(x)
+    assert exp.inv(y) is x and exp(x) is y  # the cached pair, not recomputed
+    assert exp.inv.inv is exp and T.ExpTransform() == T.ExpTransform() and T.ExpTransform() != T.SigmoidTransform()
+    with pytest.raises(ValueError, match="cache_size must be 0 or 1"):
+        T.ExpTransform(cache_size=2)
+    assert T.AffineTransform(0.0, -2.0).sign == -1 and T.ComposeTransform([T.ExpTransform(),
+                                                                           T.AffineTransform(0.0, -1.0)]).sign == -1
+
+
+@pytest.mark.parametrize("name", ["real", "positive", "nonnegative", "unit_interval", "simplex", "lower_cholesky",
+                                  "positive_definite", "corr_cholesky", "real_vector", ("greater_than", 2.0),
+                                  ("less_than", 1.0), ("interval", -1.0, 3.0), ("half_open_interval", 0.0, 2.0)])
+def test_biject_to_and_transform_to_match_pytorch(name):
+    if isinstance(name, tuple):
+        name, *args = name
+        ours, theirs = getattr(D.constraints, name)(*args), getattr(torch.distributions.constraints, name)(*args)
+    else:
+        ours, theirs = getattr(D.constraints, name), getattr(torch.distributions.constraints, name)
+    for mine, reference in ((D.biject_to, torch.distributions.biject_to),
+                            (D.transform_to, torch.distributions.transform_to)):
+        try:
+            expected = repr(reference(theirs))
+        except NotImplementedError:
+            with pytest.raises(NotImplementedError):
+                mine(ours)
+            continue
+        transform = mine(ours)
+        assert repr(transform) == expected
+        target = (4,) + (3,) * transform.codomain.event_dim
+        x = tensorplay.randn(*transform.inverse_shape(target))  # any input lands in the constraint
+        assert bool(ours.check(transform(x)).all())
+
+
+def test_transformed_distribution_matches_pytorch():
+    T, TT = D.transforms, torch.distributions.transforms
+    base, t_base = both("Normal", loc=[[0.0, 0.5, -1.0], [1.0, 0.0, 0.2]], scale=[[1.0, 2.0, 0.5], [1.0, 1.0, 1.0]])
+    ours = D.TransformedDistribution(base, [T.StickBreakingTransform()])
+    theirs = torch.distributions.TransformedDistribution(t_base, [TT.StickBreakingTransform()])
+    assert (tuple(ours.batch_shape), tuple(ours.event_shape)) == (tuple(theirs.batch_shape), tuple(theirs.event_shape))
+    assert repr(ours.support) == repr(theirs.support)
+    x, y = pair([0.1, 0.2, 0.3, 0.4])
+    assert_same(ours.log_prob(x), theirs.log_prob(y), "log_prob")
+    decreasing = D.TransformedDistribution(D.Normal(0.0, 1.0), [T.AffineTransform(1.0, -2.0)])
+    t_decreasing = torch.distributions.TransformedDistribution(torch.distributions.Normal(0.0, 1.0),
+                                                               [TT.AffineTransform(1.0, -2.0)])
+    u, v = pair([0.5, 2.0])
+    assert_same(decreasing.cdf(u), t_decreasing.cdf(v), "cdf", rtol=1e-6)
+    assert_same(decreasing.icdf(u * 0.3), t_decreasing.icdf(v * 0.3), "icdf", rtol=1e-6)
+    with pytest.raises(ValueError, match="transforms must be a Transform or list"):
+        D.TransformedDistribution(base, T.ExpTransform)

@@ -15,12 +15,16 @@ from tensorplay.distributions.distribution import Distribution
 from tensorplay.distributions.exp_family import ExponentialFamily
 from tensorplay.distributions.exponential import Exponential
 from tensorplay.distributions.geometric import Geometric
+from tensorplay.distributions.gumbel import _EULER_GAMMA, Gumbel
+from tensorplay.distributions.half_normal import HalfNormal
 from tensorplay.distributions.independent import Independent
 from tensorplay.distributions.laplace import Laplace
 from tensorplay.distributions.multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from tensorplay.distributions.normal import Normal
 from tensorplay.distributions.one_hot_categorical import OneHotCategorical
 from tensorplay.distributions.poisson import Poisson
+from tensorplay.distributions.transformed_distribution import TransformedDistribution
+from tensorplay.distributions.transforms import _sum_rightmost
 from tensorplay.distributions.uniform import Uniform
 
 __all__ = ["register_kl", "kl_divergence"]
@@ -168,6 +172,28 @@ def _kl_multivariate_normal(p, q):
     log_dets = q._half_log_det() - p._half_log_det()
     k = p.event_shape[0]
     return (log_dets + 0.5 * (trace + distance - k)).expand(tensorplay.broadcast_shapes(p.batch_shape, q.batch_shape))
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_half_normal_half_normal(p, q):
+    return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p, q):
+    """With r = scale_p / scale_q and d = (loc_p - loc_q) / scale_q:
+    -log r + d + gamma (r - 1) + exp(lgamma(1 + r) - d) - 1."""
+    r = p.scale / q.scale
+    d = (p.loc - q.loc) / q.scale
+    return -r.log() + d + _EULER_GAMMA * (r - 1) + (tensorplay.lgamma(1 + r) - d).exp() - 1
+
+
+@register_kl(TransformedDistribution, TransformedDistribution)
+def _kl_transformed_transformed(p, q):
+    """The same bijections applied to both: the divergence of the bases (KL is invariant under them)."""
+    if p.transforms != q.transforms or p.event_shape != q.event_shape:
+        raise NotImplementedError
+    return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), len(p.event_shape) - len(p.base_dist.event_shape))
 
 
 @register_kl(Independent, Independent)

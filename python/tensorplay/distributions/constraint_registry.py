@@ -1,0 +1,152 @@
+"""biject_to and transform_to: for each constraint, a transform from unconstrained reals onto it,
+so that a parameter can be optimised freely and mapped into its set.
+
+biject_to(c) gives a bijection (what HMC-style samplers need: its log-det is defined);
+transform_to(c) any onto map (softmax for a simplex, which optimisers prefer). Both registries take
+new entries with `register(constraint_or_class, factory)`, factory(constraint) -> Transform."""
+
+import numbers
+
+from tensorplay.distributions import constraints, transforms
+
+__all__ = ["ConstraintRegistry", "biject_to", "transform_to"]
+
+
+class ConstraintRegistry:
+    """Transforms by constraint type: the factory registered for the constraint's class."""
+
+    def __init__(self):
+        self._registry = {}
+        super().__init__()
+
+    def register(self, constraint, factory=None):
+        """Registers factory for constraint (an instance, for its class, or a Constraint subclass);
+        without factory, a decorator."""
+        if factory is None:
+            return lambda factory: self.register(constraint, factory)
+        if isinstance(constraint, constraints.Constraint):
+            constraint = type(constraint)
+        if not (isinstance(constraint, type) and issubclass(constraint, constraints.Constraint)):
+            raise TypeError(f"Expected constraint to be either a Constraint subclass or instance, but got "
+                            f"{constraint}")
+        self._registry[constraint] = factory
+        return factory
+
+    def __call__(self, constraint):
+        try:
+            factory = self._registry[type(constraint)]
+        except KeyError:
+            raise NotImplementedError(f"Cannot transform {type(constraint).__name__} constraints") from None
+        return factory(constraint)
+
+
+biject_to = ConstraintRegistry()
+transform_to = ConstraintRegistry()
+
+
+def _is_zero(bound):
+    return isinstance(bound, numbers.Number) and bound == 0
+
+
+def _is_one(bound):
+    return isinstance(bound, numbers.Number) and bound == 1
+
+
+@biject_to.register(constraints.real)
+@transform_to.register(constraints.real)
+def _to_real(constraint):
+    return transforms.identity_transform
+
+
+@biject_to.register(constraints.independent)
+def _biject_to_independent(constraint):
+    return transforms.IndependentTransform(biject_to(constraint.base_constraint), constraint.reinterpreted_batch_ndims)
+
+
+@transform_to.register(constraints.independent)
+def _transform_to_independent(constraint):
+    return transforms.IndependentTransform(transform_to(constraint.base_constraint),
+                                           constraint.reinterpreted_batch_ndims)
+
+
+@biject_to.register(constraints.positive)
+@biject_to.register(constraints.nonnegative)
+@transform_to.register(constraints.positive)
+@transform_to.register(constraints.nonnegative)
+def _to_positive(constraint):
+    return transforms.ExpTransform()
+
+
+@biject_to.register(constraints.greater_than)
+@biject_to.register(constraints.greater_than_eq)
+@transform_to.register(constraints.greater_than)
+@transform_to.register(constraints.greater_than_eq)
+def _to_greater_than(constraint):
+    return transforms.ComposeTransform([transforms.ExpTransform(),
+                                        transforms.AffineTransform(constraint.lower_bound, 1)])
+
+
+@biject_to.register(constraints.less_than)
+@transform_to.register(constraints.less_than)
+def _to_less_than(constraint):
+    return transforms.ComposeTransform([transforms.ExpTransform(),
+                                        transforms.AffineTransform(constraint.upper_bound, -1)])
+
+
+@biject_to.register(constraints.interval)
+@biject_to.register(constraints.half_open_interval)
+@transform_to.register(constraints.interval)
+@transform_to.register(constraints.half_open_interval)
+def _to_interval(constraint):
+    if _is_zero(constraint.lower_bound) and _is_one(constraint.upper_bound):
+        return transforms.SigmoidTransform()
+    width = constraint.upper_bound - constraint.lower_bound
+    return transforms.ComposeTransform([transforms.SigmoidTransform(),
+                                        transforms.AffineTransform(constraint.lower_bound, width)])
+
+
+@biject_to.register(constraints.simplex)
+def _biject_to_simplex(constraint):
+    return transforms.StickBreakingTransform()
+
+
+@transform_to.register(constraints.simplex)
+def _transform_to_simplex(constraint):
+    return transforms.SoftmaxTransform()
+
+
+@transform_to.register(constraints.lower_cholesky)
+def _transform_to_lower_cholesky(constraint):
+    return transforms.LowerCholeskyTransform()
+
+
+@transform_to.register(constraints.positive_definite)
+@transform_to.register(constraints.positive_semidefinite)
+def _transform_to_positive_definite(constraint):
+    return transforms.PositiveDefiniteTransform()
+
+
+@biject_to.register(constraints.corr_cholesky)
+@transform_to.register(constraints.corr_cholesky)
+def _to_corr_cholesky(constraint):
+    return transforms.CorrCholeskyTransform()
+
+
+@biject_to.register(constraints.cat)
+def _biject_to_cat(constraint):
+    return transforms.CatTransform([biject_to(c) for c in constraint.cseq], constraint.dim, constraint.lengths)
+
+
+@transform_to.register(constraints.cat)
+def _transform_to_cat(constraint):
+    return transforms.CatTransform([transform_to(c) for c in constraint.cseq], constraint.dim, constraint.lengths)
+
+
+@biject_to.register(constraints.stack)
+def _biject_to_stack(constraint):
+    return transforms.StackTransform([biject_to(c) for c in constraint.cseq], constraint.dim)
+
+
+@transform_to.register(constraints.stack)
+def _transform_to_stack(constraint):
+    return transforms.StackTransform([transform_to(c) for c in constraint.cseq], constraint.dim)
