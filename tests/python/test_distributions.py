@@ -64,7 +64,24 @@ CASES = [
     ("HalfNormal", dict(scale=[1.0, 2.5]), [[0.0, 2.0], [0.3, 4.0]]),
     ("HalfCauchy", dict(scale=[1.0, 2.5]), [[0.0, 2.0], [0.3, 4.0]]),
     ("Gumbel", dict(loc=[0.0, 1.0], scale=[1.0, 2.0]), [[-1.0, 2.0], [0.5, 0.0]]),
+    ("Pareto", dict(scale=[1.0, 2.0], alpha=[5.0, 6.5]), [[1.5, 2.0], [3.0, 9.0]]),  # (finite 4th moments)
+    ("Weibull", dict(scale=[1.0, 2.0], concentration=[1.5, 3.0]), [[0.5, 2.0], [3.0, 0.1]]),
+    ("Kumaraswamy", dict(concentration1=[2.0, 0.5], concentration0=[3.0, 1.5]), [[0.2, 0.5], [0.9, 0.1]]),
+    ("LogisticNormal", dict(loc=[0.0, 1.0], scale=[1.0, 0.5]), [[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]]),
+    ("RelaxedBernoulli", dict(temperature=np.array(0.5), probs=[0.3, 0.6]), [[0.4, 0.9], [0.01, 0.5]]),
+    ("RelaxedOneHotCategorical", dict(temperature=np.array(0.7), logits=[[0.0, 1.0, -1.0]]),
+     [[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]]),
+    ("VonMises", dict(loc=[0.5, -1.0], concentration=[2.0, 0.3]), [[0.1, 2.0], [-3.0, 0.0]]),
 ]
+
+# Where torch's value is not the distribution's: ours is checked against the formula instead.
+TORCH_DIFFERS = {
+    # torch's Kumaraswamy.mode takes log1p(-b) (NaN for b > 1) where the mode is ((a - 1) / (a b - 1))^(1/a).
+    ("Kumaraswamy", "mode"): lambda d: np.where((d.concentration1.numpy() >= 1) & (d.concentration0.numpy() >= 1),
+                                                ((d.concentration1.numpy() - 1) /
+                                                 (d.concentration1.numpy() * d.concentration0.numpy() - 1))
+                                                ** (1 / d.concentration1.numpy()), np.nan),
+}
 IDS = [f"{name}-{i}" for i, (name, _, _) in enumerate(CASES)]
 
 
@@ -93,6 +110,8 @@ def test_matches_pytorch(name, params, values):
     rtol = 1e-6 if any(isinstance(v, float) for v in params.values()) else 1e-10
     if name == "Multinomial":
         rtol = 1e-7  # (torch's entropy takes log n! in float32)
+    if name == "VonMises":
+        rtol = 1e-8  # (torch's I0 and I1 are polynomial approximations good to about 1e-9; ours Boost's)
     same = functools.partial(assert_same, rtol=rtol)
     assert tuple(ours.batch_shape) == tuple(theirs.batch_shape)
     assert tuple(ours.event_shape) == tuple(theirs.event_shape)
@@ -104,6 +123,9 @@ def test_matches_pytorch(name, params, values):
     assert {k: shown(v) for k, v in ours.arg_constraints.items()} == {k: shown(v) for k, v in
                                                                      theirs.arg_constraints.items()}
     for prop in ("mean", "mode", "variance", "stddev"):
+        if (name, prop) in TORCH_DIFFERS:
+            np.testing.assert_allclose(getattr(ours, prop).numpy(), TORCH_DIFFERS[name, prop](ours), rtol=1e-12)
+            continue
         same(outcome(lambda: getattr(ours, prop)), outcome(lambda: getattr(theirs, prop)), prop)
     same(outcome(ours.entropy), outcome(theirs.entropy), "entropy")
     same(outcome(ours.perplexity), outcome(theirs.perplexity), "perplexity")
@@ -118,8 +140,9 @@ def test_matches_pytorch(name, params, values):
                  "enumerate_support")
     big_ours, big_theirs = ours.expand((4,) + tuple(ours.batch_shape)), theirs.expand((4,) + tuple(theirs.batch_shape))
     assert tuple(big_ours.batch_shape) == tuple(big_theirs.batch_shape)
-    event = tuple(ours.event_shape)
-    same(big_ours.log_prob(x.reshape(-1, *event)[0]), big_theirs.log_prob(y.reshape(-1, *event)[0]),
+    # The values with a dim of 1 for the new leading batch dim (before the batch and event dims).
+    k = x.dim() - len(ours.batch_shape) - len(ours.event_shape)
+    same(big_ours.log_prob(x.unsqueeze(k) if k >= 0 else x), big_theirs.log_prob(y.unsqueeze(k) if k >= 0 else y),
          "expanded log_prob")
     assert tuple(ours.sample((5, 2)).shape) == tuple(theirs.sample((5, 2)).shape)
 
@@ -130,6 +153,13 @@ def test_samples_follow_the_law(name, params, values):
     ours, theirs = both(name, **params)
     draws = ours.sample((20000,))
     assert bool(ours.support.check(draws).all())
+    if name == "VonMises":  # angles: the mean direction and the circular variance 1 - |E e^(ix)|
+        cos, sin = draws.double().cos().mean(0).numpy(), draws.double().sin().mean(0).numpy()
+        np.testing.assert_allclose(np.arctan2(sin, cos), theirs.mean.numpy(), atol=0.1)
+        np.testing.assert_allclose(1 - np.hypot(cos, sin), theirs.variance.numpy(), atol=0.02)
+        return
+    if outcome(lambda: theirs.mean) is NotImplementedError:  # no moments to compare: the support only
+        return
     mean, variance = theirs.mean.numpy(), theirs.variance.numpy()
     if name in ("Cauchy", "HalfCauchy"):  # no moments: the quartiles
         for q in (0.25, 0.5, 0.75):
@@ -152,6 +182,11 @@ def test_samples_follow_the_law(name, params, values):
     ("Exponential", dict(rate=[1.5, 0.2])),
     ("Laplace", dict(loc=[0.0, 1.0], scale=[1.0, 0.25])),
     ("Cauchy", dict(loc=[0.0, 1.0], scale=[1.0, 0.25])),
+    ("LogNormal", dict(loc=[0.0, 1.0], scale=[1.0, 0.25])),
+    ("Gumbel", dict(loc=[0.0, 1.0], scale=[1.0, 0.25])),
+    ("Weibull", dict(scale=[1.0, 2.0], concentration=[1.5, 0.7])),
+    ("Pareto", dict(scale=[1.0, 2.0], alpha=[1.5, 3.0])),
+    ("Kumaraswamy", dict(concentration1=[2.0, 0.5], concentration0=[3.0, 1.5])),
 ])
 def test_rsample_gradients_match_finite_differences(name, params):
     """The same draws (one seed) as the parameters move: d(sample)/d(parameter) by autograd and by
@@ -232,6 +267,7 @@ KL_PAIRS = [
     ("LogNormal", dict(loc=[0.0, 1.0], scale=[1.0, 2.0]), "LogNormal", dict(loc=[0.5, -1.0], scale=[0.5, 1.0])),
     ("HalfNormal", dict(scale=[1.0, 2.0]), "HalfNormal", dict(scale=[0.5, 3.0])),
     ("Gumbel", dict(loc=[0.0, 1.0], scale=[1.0, 2.0]), "Gumbel", dict(loc=[0.5, -1.0], scale=[0.5, 1.0])),
+    ("Pareto", dict(scale=[1.0, 2.0], alpha=[3.0, 1.5]), "Pareto", dict(scale=[1.0, 2.0], alpha=[2.0, 2.5])),
 ]
 
 
@@ -463,3 +499,33 @@ def test_transformed_distribution_matches_pytorch():
     assert_same(decreasing.icdf(u * 0.3), t_decreasing.icdf(v * 0.3), "icdf", rtol=1e-6)
     with pytest.raises(ValueError, match="transforms must be a Transform or list"):
         D.TransformedDistribution(base, T.ExpTransform)
+
+
+def test_mixture_same_family_matches_pytorch():
+    weights, t_weights = pair([[0.3, 0.7], [0.5, 0.5]])
+    loc, t_loc = pair([[0.0, 2.0], [1.0, -1.0]])
+    scale, t_scale = pair([[1.0, 0.5], [2.0, 0.3]])
+    ours = D.MixtureSameFamily(D.Categorical(weights), D.Normal(loc, scale))
+    theirs = torch.distributions.MixtureSameFamily(torch.distributions.Categorical(t_weights),
+                                                   torch.distributions.Normal(t_loc, t_scale))
+    assert (tuple(ours.batch_shape), tuple(ours.event_shape)) == (tuple(theirs.batch_shape), tuple(theirs.event_shape))
+    assert repr(ours.support) == repr(theirs.support)
+    x, y = pair([[0.5, 1.0], [2.0, -1.0]])
+    for what in ("log_prob", "cdf"):
+        assert_same(getattr(ours, what)(x), getattr(theirs, what)(y), what)
+    assert_same(ours.mean, theirs.mean, "mean")
+    assert_same(ours.variance, theirs.variance, "variance")
+    tensorplay.manual_seed(0)
+    draws = ours.sample((20000,))
+    np.testing.assert_allclose(draws.mean(0).numpy(), theirs.mean.numpy(), atol=0.05)
+    np.testing.assert_allclose(draws.var(0).numpy(), theirs.variance.numpy(), rtol=0.1)
+    vectors = D.MixtureSameFamily(D.Categorical(weights[0]), D.Independent(D.Normal(loc, scale), 1))
+    assert tuple(vectors.event_shape) == (2,) and tuple(vectors.sample((3,)).shape) == (3, 2)
+    with pytest.raises(ValueError, match="does not equal"):
+        D.MixtureSameFamily(D.Categorical(tensorplay.ones(3)), D.Normal(loc, scale))
+
+
+def test_weibull_mode_is_zero_for_shapes_up_to_one():
+    """The density of k <= 1 is largest at 0 (torch's formula ((k - 1) / k)^(1/k) is not a mode there)."""
+    weibull = D.Weibull(tensorplay.tensor([2.0, 1.0, 3.0]), tensorplay.tensor([0.5, 1.0, 2.0]))
+    np.testing.assert_allclose(weibull.mode.numpy(), [0.0, 0.0, 3.0 * 0.5 ** 0.5], rtol=1e-6)

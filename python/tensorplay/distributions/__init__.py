@@ -19,20 +19,29 @@ from tensorplay.distributions.gumbel import Gumbel
 from tensorplay.distributions.half_cauchy import HalfCauchy
 from tensorplay.distributions.half_normal import HalfNormal
 from tensorplay.distributions.independent import Independent
+from tensorplay.distributions.kumaraswamy import Kumaraswamy
 from tensorplay.distributions.kl import kl_divergence, register_kl
 from tensorplay.distributions.laplace import Laplace
 from tensorplay.distributions.log_normal import LogNormal
+from tensorplay.distributions.logistic_normal import LogisticNormal
+from tensorplay.distributions.mixture_same_family import MixtureSameFamily
 from tensorplay.distributions.multinomial import Multinomial
 from tensorplay.distributions.multivariate_normal import MultivariateNormal
 from tensorplay.distributions.normal import Normal
 from tensorplay.distributions.one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from tensorplay.distributions.pareto import Pareto
 from tensorplay.distributions.poisson import Poisson
+from tensorplay.distributions.relaxed_bernoulli import RelaxedBernoulli
+from tensorplay.distributions.relaxed_categorical import RelaxedOneHotCategorical
 from tensorplay.distributions.transformed_distribution import TransformedDistribution
 from tensorplay.distributions.transforms import *  # noqa: F401,F403  (PyTorch exports the transforms here too)
 from tensorplay.distributions.uniform import Uniform
+from tensorplay.distributions.von_mises import VonMises
+from tensorplay.distributions.weibull import Weibull
 
 __all__ = ["Bernoulli", "Binomial", "Categorical", "Cauchy", "Distribution", "Exponential", "ExponentialFamily",
-           "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Laplace", "LogNormal", "Multinomial",
-           "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson",
-           "TransformedDistribution", "Uniform", "biject_to", "constraints", "kl_divergence", "register_kl",
-           "transform_to", "transforms"] + transforms.__all__
+           "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Kumaraswamy", "Laplace", "LogNormal",
+           "LogisticNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical",
+           "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical",
+           "TransformedDistribution", "Uniform", "VonMises", "Weibull", "biject_to", "constraints", "kl_divergence",
+           "register_kl", "transform_to", "transforms"] + transforms.__all__

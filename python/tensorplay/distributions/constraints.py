@@ -9,7 +9,7 @@ import tensorplay
 __all__ = [
     "Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property", "greater_than",
     "greater_than_eq", "independent", "integer_interval", "interval", "half_open_interval", "is_dependent",
-    "less_than", "lower_cholesky", "lower_triangular", "multinomial", "nonnegative", "nonnegative_integer", "one_hot",
+    "less_than", "lower_cholesky", "lower_triangular", "MixtureSameFamilyConstraint", "multinomial", "nonnegative", "nonnegative_integer", "one_hot",
     "positive", "positive_semidefinite", "positive_definite", "positive_integer", "real", "real_vector", "simplex",
     "square", "stack", "symmetric", "unit_interval",
 ]
@@ -359,6 +359,34 @@ class _Stack(Constraint):
 
     def __repr__(self):
         return "Stack()"
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """The support of a mixture: base_constraint (its components' support) checked against the value
+    as if for every component at once (the value broadcast over the components' dim)."""
+
+    def __init__(self, base_constraint):
+        if not isinstance(base_constraint, Constraint):
+            raise TypeError(f"Expected a Constraint, got {type(base_constraint).__name__}")
+        self.base_constraint = base_constraint
+
+    @property
+    def is_discrete(self):
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self):
+        return self.base_constraint.event_dim
+
+    def check(self, value):
+        ok = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        if value.dim() < self.event_dim:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
+        kept = value.dim() - self.event_dim
+        return ok.reshape(*ok.shape[:kept], -1).all(-1)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}({self.base_constraint!r})"
 
 
 dependent = _Dependent()
