@@ -1,7 +1,8 @@
 #pragma once
-// torch.special's functions that have a kernel of their own (cpu/special.cpp, on Boost.Math): one
-// row each, its name in torch.special and whether it takes a second operand (the degree n of the
-// orthogonal polynomials). The rows make the SpecialFunction enum and the name lookup of the op
+// torch.special's functions that have a kernel of their own (cpu/special.cpp, on Boost.Math), and
+// the derivative of a gamma draw (what a Gamma distribution's rsample differentiates through): one
+// row each, its name and whether it takes a second operand (the degree n of the orthogonal
+// polynomials, the draw of the gamma derivative). The rows make the SpecialFunction enum and the name lookup of the op
 // (ops/special.cpp); tensorplay/special.py gives each PyTorch's signature, dtypes and derivative.
 
 #include <cstdint>
@@ -38,7 +39,8 @@
   _(HermiteH,                      "hermite_polynomial_h",           true)  \
   _(HermiteHe,                     "hermite_polynomial_he",          true)  \
   _(LaguerreL,                     "laguerre_polynomial_l",          true)  \
-  _(LegendreP,                     "legendre_polynomial_p",          true)
+  _(LegendreP,                     "legendre_polynomial_p",          true)  \
+  _(StandardGammaGrad,             "_standard_gamma_grad",           true)
 // clang-format on
 
 namespace tp {

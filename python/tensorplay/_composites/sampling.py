@@ -27,7 +27,8 @@ from tensorplay._tensor import tensor as _tensor
 from tensorplay.autograd.function import Function
 from tensorplay.random import initial_seed, manual_seed, seed
 
-__all__ = ["bernoulli", "binomial", "initial_seed", "manual_seed", "multinomial", "normal", "poisson",
+__all__ = ["_standard_gamma", "_standard_gamma_grad", "bernoulli", "binomial", "initial_seed", "manual_seed",
+           "multinomial", "normal", "poisson",
            "rand_like", "randint_like", "randn_like", "seed"]
 METHODS = ["bernoulli", "bernoulli_", "cauchy_", "exponential_", "geometric_", "log_normal_", "multinomial",
            "random_"]
@@ -404,6 +405,68 @@ def _poisson_log_pmf(k, lam):
     # is computed as k log1p(...) so that it keeps its precision for rates far above 2^53.
     return (k * ((lam - k - 1) / (k + 1)).log1p() - 0.5 * (k + 1).log() + (k + 1 - lam)
             - 0.5 * math.log(2 * math.pi) - _stirling_tail(k))
+
+
+# ---- gamma ----
+
+def _standard_gamma_grad(self, output):
+    """d output / d self for draws output of Gamma(self, 1), their quantiles held fixed (the implicit
+    reparameterisation of Figurnov, Mohamed and Mnih, 2018): a kernel (csrc/tensorplay/cpu/special.cpp)."""
+    _check_tensor("_standard_gamma_grad", "self", self, 1)
+    _check_tensor("_standard_gamma_grad", "output", output, 2)
+    _check_floating("_standard_gamma_grad_cpu", self.dtype)
+    dtype = self.dtype
+    compute = _WORK if dtype == _C.float64 else _C.float32
+    return _C._special_function("_standard_gamma_grad", self.to(compute), output.to(compute)).to(dtype)
+
+
+class _StandardGammaDraw(Function):
+    """A gamma draw as a function of its concentration, differentiated by _standard_gamma_grad."""
+
+    @staticmethod
+    def forward(ctx, sample, alpha):
+        ctx.save_for_backward(sample, alpha)
+        return sample
+
+    @staticmethod
+    def backward(ctx, grad):
+        sample, alpha = ctx.saved_tensors
+        return None, grad * _standard_gamma_grad(alpha, sample)
+
+
+def _standard_gamma(self, generator=None):
+    """Draws of Gamma(self, 1), elementwise: Marsaglia and Tsang's squeezed rejection from a cubed
+    normal (2000) for concentrations of 1 and more, and for smaller ones a draw at concentration + 1
+    scaled by u^(1 / concentration). Differentiable in self (rsample's reparameterisation)."""
+    _check_tensor("_standard_gamma", "self", self, 1)
+    _check_generator("_standard_gamma", generator)
+    _check_floating("_standard_gamma_cpu", self.dtype)
+    if _is_meta(self):
+        return _C.empty_like(self)
+    alpha = self.detach().to(_WORK)
+    boosted = alpha.where(alpha >= 1, alpha + 1)
+    d = boosted - 1.0 / 3
+    c = 1 / (9 * d).sqrt()
+
+    def propose(d, c):
+        x = _C.randn(tuple(d.shape), generator=generator, dtype=_WORK, device=d.device)
+        v = (1 + c * x).pow(3)
+        u = _uniform(d.shape, d.device, generator)
+        positive = v > 0
+        log_v = v.where(positive, 1.0).log()
+        accepted = positive & ((u < 1 - 0.0331 * x.pow(4)) | (u.log() < 0.5 * x * x + d * (1 - v + log_v)))
+        return d * v, accepted
+    draws = _until_accepted(alpha.shape, self.device, propose, d.where(d > 0, 1.0), c.where(d > 0, 1.0))
+    small = alpha < 1
+    if bool(small.any()):
+        u = _uniform(alpha.shape, self.device, generator)
+        draws = draws.where(~small, draws * u.pow(1 / alpha.where(small, 1.0)))
+    # Never exactly 0, whose logarithm the densities take.
+    draws = draws.clamp(min=float(np.finfo(np.float32 if self.dtype != _C.float64 else np.float64).tiny))
+    draws = draws.where(alpha > 0, math.nan).to(self.dtype)
+    if _C.is_grad_enabled() and self.requires_grad:
+        return _StandardGammaDraw.apply(draws, self)
+    return draws
 
 
 # ---- binomial ----

@@ -8,12 +8,15 @@ import warnings
 
 import tensorplay
 from tensorplay.distributions.bernoulli import Bernoulli
+from tensorplay.distributions.beta import Beta
 from tensorplay.distributions.binomial import Binomial
 from tensorplay.distributions.categorical import Categorical
 from tensorplay.distributions.cauchy import Cauchy
+from tensorplay.distributions.dirichlet import Dirichlet
 from tensorplay.distributions.distribution import Distribution
 from tensorplay.distributions.exp_family import ExponentialFamily
 from tensorplay.distributions.exponential import Exponential
+from tensorplay.distributions.gamma import Gamma
 from tensorplay.distributions.geometric import Geometric
 from tensorplay.distributions.gumbel import _EULER_GAMMA, Gumbel
 from tensorplay.distributions.half_normal import HalfNormal
@@ -194,6 +197,26 @@ def _kl_transformed_transformed(p, q):
     if p.transforms != q.transforms or p.event_shape != q.event_shape:
         raise NotImplementedError
     return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), len(p.event_shape) - len(p.base_dist.event_shape))
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p, q):
+    return ((p.concentration - q.concentration) * tensorplay.digamma(p.concentration)
+            - tensorplay.lgamma(p.concentration) + tensorplay.lgamma(q.concentration)
+            + q.concentration * (p.rate.log() - q.rate.log()) + p.concentration * (q.rate - p.rate) / p.rate)
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p, q):
+    a, b = p.concentration, q.concentration
+    a0, b0 = a.sum(-1), b.sum(-1)
+    return (tensorplay.lgamma(a0) - tensorplay.lgamma(a).sum(-1) - tensorplay.lgamma(b0) + tensorplay.lgamma(b).sum(-1)
+            + ((a - b) * (tensorplay.digamma(a) - tensorplay.digamma(a0).unsqueeze(-1))).sum(-1))
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p, q):
+    return _kl_dirichlet_dirichlet(p._dirichlet, q._dirichlet)
 
 
 @register_kl(Independent, Independent)

@@ -1,0 +1,73 @@
+"""The beta distribution."""
+
+import numbers
+
+import tensorplay
+from tensorplay.distributions import constraints
+from tensorplay.distributions.dirichlet import Dirichlet
+from tensorplay.distributions.exp_family import ExponentialFamily
+from tensorplay.distributions.utils import broadcast_all
+
+__all__ = ["Beta"]
+
+
+class Beta(ExponentialFamily):
+    """The beta distribution on [0, 1] of concentrations `concentration1` (alpha) and `concentration0`
+    (beta): the first coordinate of a Dirichlet of the two."""
+
+    arg_constraints = {"concentration1": constraints.positive, "concentration0": constraints.positive}
+    support = constraints.unit_interval
+    has_rsample = True
+
+    def __init__(self, concentration1, concentration0, validate_args=None):
+        if isinstance(concentration1, numbers.Real) and isinstance(concentration0, numbers.Real):
+            both = tensorplay.tensor([float(concentration1), float(concentration0)])
+        else:
+            concentration1, concentration0 = broadcast_all(concentration1, concentration0)
+            both = tensorplay.stack([concentration1, concentration0], -1)
+        self._dirichlet = Dirichlet(both, validate_args=validate_args)
+        super().__init__(self._dirichlet._batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Beta, _instance)
+        new._dirichlet = self._dirichlet.expand(batch_shape)
+        return self._expanded(new, tensorplay.Size(batch_shape))
+
+    @property
+    def concentration1(self):
+        return self._dirichlet.concentration[..., 0]
+
+    @property
+    def concentration0(self):
+        return self._dirichlet.concentration[..., 1]
+
+    @property
+    def mean(self):
+        return self.concentration1 / (self.concentration1 + self.concentration0)
+
+    @property
+    def mode(self):
+        return self._dirichlet.mode[..., 0]
+
+    @property
+    def variance(self):
+        total = self.concentration1 + self.concentration0
+        return self.concentration1 * self.concentration0 / (total.pow(2) * (total + 1))
+
+    def rsample(self, sample_shape=()):
+        return self._dirichlet.rsample(sample_shape).select(-1, 0)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return self._dirichlet.log_prob(tensorplay.stack([value, 1.0 - value], -1))
+
+    def entropy(self):
+        return self._dirichlet.entropy()
+
+    @property
+    def _natural_params(self):
+        return self.concentration1, self.concentration0
+
+    def _log_normalizer(self, x, y):
+        return tensorplay.lgamma(x) + tensorplay.lgamma(y) - tensorplay.lgamma(x + y)
