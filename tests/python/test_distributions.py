@@ -80,6 +80,8 @@ CASES = [
     ("Beta", dict(concentration1=[2.0, 0.5, 4.0], concentration0=[3.0, 0.5, 1.5]), [[0.3, 0.9, 0.5]]),
     ("Dirichlet", dict(concentration=[[2.0, 0.5, 1.0], [3.0, 3.0, 3.0]]), [[0.3, 0.2, 0.5], [0.1, 0.1, 0.8]]),
     ("NegativeBinomial", dict(total_count=[3.0, 0.5], probs=[0.3, 0.6]), [[2.0, 0.0], [5.0, 1.0]]),
+    ("ContinuousBernoulli", dict(probs=[0.3, 0.5, 0.4995, 0.9]), [[0.4, 0.2, 0.7, 1.0]]),
+    ("ContinuousBernoulli", dict(logits=[-2.0, 0.0005, 3.0]), [[0.4, 0.0, 0.7]]),
 ]
 
 # Where torch's value is not the distribution's: ours is checked against the formula instead.
@@ -566,3 +568,23 @@ def test_standard_gamma_draws_and_their_implicit_gradient():
     sample, t_sample = pair([0.2, 1.3, 2.0, 12.0, 95.0])
     np.testing.assert_allclose(tensorplay._standard_gamma_grad(alpha, sample).numpy(),
                                torch._standard_gamma_grad(t_alpha, t_sample).numpy(), rtol=1e-3)
+
+
+
+def test_generalized_pareto_matches_pytorch():
+    """In float32: torch's GeneralizedPareto mixes a float32 zero into float64 parameters."""
+    params = ([0.0, 1.0, 0.0], [1.0, 2.0, 1.0], [0.5, -0.25, 0.0])
+    ours = D.GeneralizedPareto(*(tensorplay.tensor(p) for p in params))
+    theirs = torch.distributions.GeneralizedPareto(*(torch.tensor(p) for p in params))
+    x, y = pair([0.4, 2.0, 0.4], "float32")
+    u, v = pair([0.4, 0.7, 0.2], "float32")
+    for what, a, b in (("log_prob", ours.log_prob(x), theirs.log_prob(y)), ("cdf", ours.cdf(x), theirs.cdf(y)),
+                       ("icdf", ours.icdf(u), theirs.icdf(v)), ("entropy", ours.entropy(), theirs.entropy()),
+                       ("mean", ours.mean, theirs.mean), ("variance", ours.variance, theirs.variance),
+                       ("mode", ours.mode, theirs.mode)):
+        assert_same(a, b, what, rtol=1e-6)
+    assert repr(ours.support).replace("tensorplay", "torch") == repr(theirs.support)
+    tensorplay.manual_seed(0)
+    draws = ours.rsample((20000,)).double().numpy()
+    np.testing.assert_allclose(draws.mean(0)[1:], theirs.mean.numpy()[1:], rtol=0.03)
+    assert bool(ours.support.check(tensorplay.from_numpy(draws.astype(np.float32))).all())

@@ -13,12 +13,14 @@ from tensorplay.distributions.categorical import Categorical
 from tensorplay.distributions.cauchy import Cauchy
 from tensorplay.distributions.chi2 import Chi2
 from tensorplay.distributions.constraint_registry import biject_to, transform_to
+from tensorplay.distributions.continuous_bernoulli import ContinuousBernoulli
 from tensorplay.distributions.dirichlet import Dirichlet
 from tensorplay.distributions.distribution import Distribution
 from tensorplay.distributions.exp_family import ExponentialFamily
 from tensorplay.distributions.exponential import Exponential
 from tensorplay.distributions.fishersnedecor import FisherSnedecor
 from tensorplay.distributions.gamma import Gamma
+from tensorplay.distributions.generalized_pareto import GeneralizedPareto
 from tensorplay.distributions.geometric import Geometric
 from tensorplay.distributions.gumbel import Gumbel
 from tensorplay.distributions.half_cauchy import HalfCauchy
@@ -47,8 +49,8 @@ from tensorplay.distributions.uniform import Uniform
 from tensorplay.distributions.von_mises import VonMises
 from tensorplay.distributions.weibull import Weibull
 
-__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution", "Exponential",
-           "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal",
+__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet",
+           "Distribution", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal",
            "Independent", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal", "MixtureSameFamily",
            "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
            "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical",
