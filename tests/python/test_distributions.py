@@ -82,6 +82,9 @@ CASES = [
     ("NegativeBinomial", dict(total_count=[3.0, 0.5], probs=[0.3, 0.6]), [[2.0, 0.0], [5.0, 1.0]]),
     ("ContinuousBernoulli", dict(probs=[0.3, 0.5, 0.4995, 0.9]), [[0.4, 0.2, 0.7, 1.0]]),
     ("ContinuousBernoulli", dict(logits=[-2.0, 0.0005, 3.0]), [[0.4, 0.0, 0.7]]),
+    ("LowRankMultivariateNormal", dict(loc=[[0.0, 1.0, -1.0], [1.0, 0.0, 2.0]],
+                                       cov_factor=[[1.0, 0.5], [0.0, 2.0], [-1.0, 0.3]], cov_diag=[0.5, 1.0, 2.0]),
+     [[0.5, -1.0, 0.0]]),
 ]
 
 # Where torch's value is not the distribution's: ours is checked against the formula instead.
@@ -588,3 +591,21 @@ def test_generalized_pareto_matches_pytorch():
     draws = ours.rsample((20000,)).double().numpy()
     np.testing.assert_allclose(draws.mean(0)[1:], theirs.mean.numpy()[1:], rtol=0.03)
     assert bool(ours.support.check(tensorplay.from_numpy(draws.astype(np.float32))).all())
+
+
+
+def test_low_rank_multivariate_normal_matches_the_full_one():
+    """Its covariance, precision and Cholesky factor against torch's, and its density against
+    MultivariateNormal of the same covariance."""
+    loc, t_loc = pair([0.0, 1.0, -1.0])
+    factor, t_factor = pair([[[1.0, 0.5], [0.0, 2.0], [-1.0, 0.3]], [[0.2, 0.1], [1.0, 0.0], [0.5, 0.5]]])
+    diag, t_diag = pair([0.5, 1.0, 2.0])
+    ours = D.LowRankMultivariateNormal(loc, factor, diag)
+    theirs = torch.distributions.LowRankMultivariateNormal(t_loc, t_factor, t_diag)
+    for what in ("covariance_matrix", "precision_matrix", "scale_tril", "variance"):
+        assert_same(getattr(ours, what), getattr(theirs, what), what)
+    full = D.MultivariateNormal(loc, covariance_matrix=ours.covariance_matrix)
+    x, _ = pair([[0.5, -1.0, 0.0], [1.0, 1.0, 1.0]])
+    np.testing.assert_allclose(ours.log_prob(x).numpy(), full.log_prob(x).numpy(), rtol=1e-12)
+    with pytest.raises(ValueError, match="cov_factor must be a batch of matrices with shape 3 x m"):
+        D.LowRankMultivariateNormal(loc, tensorplay.ones(2, 2, dtype=tensorplay.float64), diag)

@@ -32,6 +32,7 @@ from tensorplay.distributions.kl import kl_divergence, register_kl
 from tensorplay.distributions.laplace import Laplace
 from tensorplay.distributions.log_normal import LogNormal
 from tensorplay.distributions.logistic_normal import LogisticNormal
+from tensorplay.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
 from tensorplay.distributions.mixture_same_family import MixtureSameFamily
 from tensorplay.distributions.multinomial import Multinomial
 from tensorplay.distributions.multivariate_normal import MultivariateNormal
@@ -51,7 +52,8 @@ from tensorplay.distributions.weibull import Weibull
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet",
            "Distribution", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal",
-           "Independent", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal", "MixtureSameFamily",
+           "Independent", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal",
+           "LowRankMultivariateNormal", "MixtureSameFamily",
            "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
            "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical",
            "StudentT", "TransformedDistribution", "Uniform", "VonMises", "Weibull", "biject_to", "constraints", "kl_divergence",
