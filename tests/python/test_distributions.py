@@ -609,3 +609,39 @@ def test_low_rank_multivariate_normal_matches_the_full_one():
     np.testing.assert_allclose(ours.log_prob(x).numpy(), full.log_prob(x).numpy(), rtol=1e-12)
     with pytest.raises(ValueError, match="cov_factor must be a batch of matrices with shape 3 x m"):
         D.LowRankMultivariateNormal(loc, tensorplay.ones(2, 2, dtype=tensorplay.float64), diag)
+
+
+def test_wishart_matches_pytorch():
+    S, t_S = pair([[2.0, 0.5], [0.5, 1.0]])
+    df, t_df = pair([4.0, 2.5])
+    for given in ("covariance_matrix", "precision_matrix", "scale_tril"):
+        matrix = {"covariance_matrix": S, "precision_matrix": tensorplay.linalg.inv(S),
+                  "scale_tril": tensorplay.linalg.cholesky(S)}[given]
+        ours = D.Wishart(df, **{given: matrix})
+        theirs = torch.distributions.Wishart(t_df, **{given: torch.from_numpy(matrix.numpy())})
+        for what in ("mean", "mode", "variance", "covariance_matrix", "precision_matrix", "scale_tril"):
+            assert_same(getattr(ours, what), getattr(theirs, what), what)
+        assert_same(ours.entropy(), theirs.entropy(), "entropy")
+        x, y = pair([[3.0, 1.0], [1.0, 2.0]])
+        assert_same(ours.log_prob(x), theirs.log_prob(y), "log_prob")
+    tensorplay.manual_seed(0)
+    draws = D.Wishart(df[0], covariance_matrix=S).rsample((20000,))
+    np.testing.assert_allclose(draws.mean(0).numpy(), 4.0 * S.numpy(), rtol=0.03)
+    with pytest.raises(ValueError, match="expected to be greater than ndim - 1 = 1"):
+        D.Wishart(tensorplay.tensor(0.5), covariance_matrix=S.float())
+
+
+def test_lkj_cholesky_matches_pytorch():
+    c, t_c = pair([0.5, 2.0])
+    ours, theirs = D.LKJCholesky(3, c), torch.distributions.LKJCholesky(3, t_c)
+    assert (tuple(ours.batch_shape), tuple(ours.event_shape)) == (tuple(theirs.batch_shape), tuple(theirs.event_shape))
+    value = theirs.sample()
+    assert_same(ours.log_prob(tensorplay.from_numpy(value.numpy())), theirs.log_prob(value), "log_prob", rtol=1e-12)
+    tensorplay.manual_seed(0)
+    draws = ours.sample((20000,))
+    assert bool(ours.support.check(draws).all())
+    # An off-diagonal correlation of LKJ(c) in d dims has variance 1 / (2 c + d - 1).
+    correlations = (draws @ draws.mT)[..., 0, 1]
+    np.testing.assert_allclose(correlations.var(0).numpy(), 1 / (2 * c.numpy() + 2), rtol=0.05)
+    with pytest.raises(ValueError, match="greater than or equal to 2"):
+        D.LKJCholesky(1)

@@ -30,6 +30,7 @@ from tensorplay.distributions.inverse_gamma import InverseGamma
 from tensorplay.distributions.kumaraswamy import Kumaraswamy
 from tensorplay.distributions.kl import kl_divergence, register_kl
 from tensorplay.distributions.laplace import Laplace
+from tensorplay.distributions.lkj_cholesky import LKJCholesky
 from tensorplay.distributions.log_normal import LogNormal
 from tensorplay.distributions.logistic_normal import LogisticNormal
 from tensorplay.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
@@ -49,12 +50,13 @@ from tensorplay.distributions.transforms import *  # noqa: F401,F403  (PyTorch e
 from tensorplay.distributions.uniform import Uniform
 from tensorplay.distributions.von_mises import VonMises
 from tensorplay.distributions.weibull import Weibull
+from tensorplay.distributions.wishart import Wishart
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet",
            "Distribution", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal",
-           "Independent", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal",
+           "Independent", "InverseGamma", "Kumaraswamy", "LKJCholesky", "Laplace", "LogNormal", "LogisticNormal",
            "LowRankMultivariateNormal", "MixtureSameFamily",
            "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
            "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical",
-           "StudentT", "TransformedDistribution", "Uniform", "VonMises", "Weibull", "biject_to", "constraints", "kl_divergence",
+           "StudentT", "TransformedDistribution", "Uniform", "VonMises", "Weibull", "Wishart", "biject_to", "constraints", "kl_divergence",
            "register_kl", "transform_to", "transforms"] + transforms.__all__
