@@ -14,7 +14,6 @@ import tensorplay
 from tensorplay import _C
 from tensorplay._composites.pointwise import _check_broadcast, _float_unary, _hurwitz_zeta64, _not_implemented, xlog1py
 from tensorplay._composites._forms import with_out
-from tensorplay._dtypes import aten_name
 from tensorplay.autograd.function import Function
 from tensorplay.nn._functional._checks import _named
 

@@ -4,13 +4,13 @@ import numbers
 
 import tensorplay
 from tensorplay.distributions import constraints
+from tensorplay.distributions.binary_parameters import BinaryParameters
 from tensorplay.distributions.exp_family import ExponentialFamily
-from tensorplay.distributions.utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Bernoulli"]
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(BinaryParameters, ExponentialFamily):
     """1 with probability `probs` (or sigmoid(`logits`)), else 0: give exactly one of the two."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -19,37 +19,13 @@ class Bernoulli(ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        given = probs if probs is not None else logits
-        (value,) = broadcast_all(given)
-        if probs is not None:
-            self.probs = value
-        else:
-            self.logits = value
-        self._param = value
-        super().__init__(() if isinstance(given, numbers.Number) else value.size(), validate_args=validate_args)
+        self._take_parameters(probs, logits)
+        scalar = isinstance(probs if probs is not None else logits, numbers.Number)
+        super().__init__(() if scalar else self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Bernoulli, _instance)
-        batch_shape = tensorplay.Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = new._param = self.probs.expand(batch_shape)
-        else:
-            new.logits = new._param = self.logits.expand(batch_shape)
-        return self._expanded(new, batch_shape)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
+        return self._expanded(new, batch_shape, "probs", "logits")
 
     @property
     def mean(self):

@@ -2,13 +2,13 @@
 
 import tensorplay
 from tensorplay.distributions import constraints
+from tensorplay.distributions.binary_parameters import BinaryParameters
 from tensorplay.distributions.distribution import Distribution
-from tensorplay.distributions.utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Binomial"]
 
 
-class Binomial(Distribution):
+class Binomial(BinaryParameters, Distribution):
     """The number of successes in `total_count` independent trials that each succeed with probability
     `probs` (or sigmoid(`logits`)): give exactly one of the two."""
 
@@ -17,42 +17,18 @@ class Binomial(Distribution):
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
+        (total_count,) = self._take_parameters(probs, logits, total_count)
+        self.total_count = total_count.type_as(self._param)
         super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Binomial, _instance)
-        batch_shape = tensorplay.Size(batch_shape)
-        new.total_count = self.total_count.expand(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = new._param = self.probs.expand(batch_shape)
-        if "logits" in self.__dict__:
-            new.logits = new._param = self.logits.expand(batch_shape)
-        return self._expanded(new, batch_shape)
+        return self._expanded(new, batch_shape, "probs", "logits", "total_count")
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
         return constraints.integer_interval(0, self.total_count)
 
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     @property
     def mean(self):

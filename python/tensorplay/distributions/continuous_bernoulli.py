@@ -5,14 +5,14 @@ import numbers
 
 import tensorplay
 from tensorplay.distributions import constraints
+from tensorplay.distributions.binary_parameters import BinaryParameters
 from tensorplay.distributions.exp_family import ExponentialFamily
-from tensorplay.distributions.utils import (broadcast_all, clamp_probs, lazy_property, logits_to_probs,
-                                            probs_to_logits)
+from tensorplay.distributions.utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs
 
 __all__ = ["ContinuousBernoulli"]
 
 
-class ContinuousBernoulli(ExponentialFamily):
+class ContinuousBernoulli(BinaryParameters, ExponentialFamily):
     """The distribution on [0, 1] of density C(lambda) lambda^x (1 - lambda)^(1 - x), lambda = `probs`
     (or sigmoid(`logits`)), C normalising (Loaiza-Ganem and Cunningham, 2019). Its closed forms
     divide by 1 - 2 lambda: within `lims` of 1/2 they are replaced by their Taylor expansions."""
@@ -23,43 +23,25 @@ class ContinuousBernoulli(ExponentialFamily):
     has_rsample = True
 
     def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        given = probs if probs is not None else logits
-        (value,) = broadcast_all(given)
+        self._take_parameters(probs, logits)
         if probs is not None:
             # Checked before the clamp below would hide a bad value, when validate_args is given (as
             # PyTorch does; with the default, the clamped value is what validation sees).
-            if validate_args is not None and not bool(constraints.unit_interval.check(value).all()):
+            if validate_args is not None and not bool(constraints.unit_interval.check(self.probs).all()):
                 raise ValueError("The parameter probs has invalid values")
-            self.probs = clamp_probs(value)
-        else:
-            self.logits = value
-        self._param = self.probs if probs is not None else self.logits
+            self.probs = clamp_probs(self.probs)
         self._lims = lims
-        super().__init__(() if isinstance(given, numbers.Number) else self._param.size(), validate_args=validate_args)
+        scalar = isinstance(probs if probs is not None else logits, numbers.Number)
+        super().__init__(() if scalar else self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(ContinuousBernoulli, _instance)
-        batch_shape = tensorplay.Size(batch_shape)
         new._lims = self._lims
-        if "probs" in self.__dict__:
-            new.probs = new._param = self.probs.expand(batch_shape)
-        if "logits" in self.__dict__:
-            new.logits = new._param = self.logits.expand(batch_shape)
-        return self._expanded(new, batch_shape)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
+        return self._expanded(new, batch_shape, "probs", "logits")
 
     @lazy_property
     def probs(self):
         return clamp_probs(logits_to_probs(self.logits, is_binary=True))
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def _outside(self):
         """Where lambda is far enough from 1/2 for the closed forms."""

@@ -164,11 +164,15 @@ class Distribution:
                                       "__init__ method must also define a custom .expand() method.")
         return self.__new__(type(self)) if _instance is None else _instance
 
-    def _expanded(self, new, batch_shape, event_shape=None):
-        """Finishes an expand(): new's shapes, and this distribution's validation setting (its
+    def _expanded(self, new, batch_shape, *parameters):
+        """Finishes an expand(): new gets those of this distribution's tensor `parameters` it has,
+        expanded to batch_shape, its shapes, and this distribution's validation setting (its
         parameters, expanded, were checked already)."""
-        Distribution.__init__(new, batch_shape, self._event_shape if event_shape is None else event_shape,
-                              validate_args=False)
+        batch_shape = tensorplay.Size(batch_shape)
+        for name in parameters:
+            if name in self.__dict__:
+                setattr(new, name, self.__dict__[name].expand(batch_shape))
+        Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
 

@@ -24,9 +24,7 @@ class Exponential(ExponentialFamily):
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Exponential, _instance)
-        batch_shape = tensorplay.Size(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        return self._expanded(new, batch_shape)
+        return self._expanded(new, batch_shape, "rate")
 
     @property
     def mean(self):

@@ -29,9 +29,7 @@ class Gamma(ExponentialFamily):
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Gamma, _instance)
-        batch_shape = tensorplay.Size(batch_shape)
-        new.concentration, new.rate = self.concentration.expand(batch_shape), self.rate.expand(batch_shape)
-        return self._expanded(new, batch_shape)
+        return self._expanded(new, batch_shape, "concentration", "rate")
 
     @property
     def mean(self):

@@ -25,9 +25,7 @@ class GeneralizedPareto(Distribution):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(GeneralizedPareto, _instance)
         batch_shape = tensorplay.Size(batch_shape)
-        new.loc, new.scale, new.concentration = (t.expand(batch_shape) for t in (self.loc, self.scale,
-                                                                                 self.concentration))
-        return self._expanded(new, batch_shape)
+        return self._expanded(new, batch_shape, "loc", "scale", "concentration")
 
     def _xi(self):
         """Where xi is (close to) 0, whose forms are the limits, and xi with 1 there."""

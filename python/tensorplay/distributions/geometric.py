@@ -4,13 +4,13 @@ import numbers
 
 import tensorplay
 from tensorplay.distributions import constraints
+from tensorplay.distributions.binary_parameters import BinaryParameters
 from tensorplay.distributions.distribution import Distribution
-from tensorplay.distributions.utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Geometric"]
 
 
-class Geometric(Distribution):
+class Geometric(BinaryParameters, Distribution):
     """The number of failures before the first success of independent trials that each succeed with
     probability `probs` (or sigmoid(`logits`)): give exactly one of the two."""
 
@@ -18,15 +18,10 @@ class Geometric(Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        given = probs if probs is not None else logits
-        (value,) = broadcast_all(given)
-        if probs is not None:
-            self.probs = value
-        else:
-            self.logits = value
-        super().__init__(() if isinstance(given, numbers.Number) else value.size(), validate_args=validate_args)
+        self._take_parameters(probs, logits)
+        value = self._param
+        scalar = isinstance(probs if probs is not None else logits, numbers.Number)
+        super().__init__(() if scalar else value.size(), validate_args=validate_args)
         if self._validate_args and probs is not None and not bool((value > 0).all()):
             # (a trial that never succeeds has no number of failures before success)
             raise ValueError(f"Expected parameter probs ({type(value).__name__} of shape {tuple(value.shape)}) of "
@@ -34,20 +29,7 @@ class Geometric(Distribution):
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Geometric, _instance)
-        batch_shape = tensorplay.Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-        return self._expanded(new, batch_shape)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
+        return self._expanded(new, batch_shape, "probs", "logits")
 
     @property
     def mean(self):

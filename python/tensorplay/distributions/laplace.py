@@ -24,9 +24,7 @@ class Laplace(Distribution):
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Laplace, _instance)
-        batch_shape = tensorplay.Size(batch_shape)
-        new.loc, new.scale = self.loc.expand(batch_shape), self.scale.expand(batch_shape)
-        return self._expanded(new, batch_shape)
+        return self._expanded(new, batch_shape, "loc", "scale")
 
     @property
     def mean(self):

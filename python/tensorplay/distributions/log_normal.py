@@ -1,6 +1,5 @@
 """The log-normal distribution."""
 
-import tensorplay
 from tensorplay.distributions import constraints
 from tensorplay.distributions.normal import Normal
 from tensorplay.distributions.transformed_distribution import TransformedDistribution

@@ -1,7 +1,6 @@
 """The logistic-normal distribution."""
 
 from tensorplay.distributions import constraints
-from tensorplay.distributions.independent import Independent
 from tensorplay.distributions.normal import Normal
 from tensorplay.distributions.transformed_distribution import TransformedDistribution
 from tensorplay.distributions.transforms import StickBreakingTransform

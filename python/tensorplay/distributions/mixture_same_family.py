@@ -42,7 +42,7 @@ class MixtureSameFamily(Distribution):
         new._component_distribution = self._component_distribution.expand(tuple(batch_shape) + (self._num_component,))
         new._mixture_distribution = self._mixture_distribution.expand(batch_shape)
         new._num_component, new._event_ndims = self._num_component, self._event_ndims
-        return self._expanded(new, batch_shape, self.event_shape)
+        return self._expanded(new, batch_shape)
 
     @constraints.dependent_property
     def support(self):

@@ -4,15 +4,16 @@ import numbers
 
 import tensorplay
 from tensorplay.distributions import constraints
+from tensorplay.distributions.binary_parameters import BinaryParameters
 from tensorplay.distributions.distribution import Distribution
 from tensorplay.distributions.transformed_distribution import TransformedDistribution
 from tensorplay.distributions.transforms import SigmoidTransform
-from tensorplay.distributions.utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+from tensorplay.distributions.utils import broadcast_all, clamp_probs
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(BinaryParameters, Distribution):
     """The logit of a relaxed Bernoulli draw: (logit(U) + logits) / temperature, U uniform (Maddison,
     Mnih and Teh, 2017; Jang, Gu and Poole, 2017)."""
 
@@ -21,38 +22,14 @@ class LogitRelaxedBernoulli(Distribution):
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self.temperature = temperature
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        given = probs if probs is not None else logits
-        (value,) = broadcast_all(given)
-        if probs is not None:
-            self.probs = value
-        else:
-            self.logits = value
-        self._param = value
-        super().__init__(() if isinstance(given, numbers.Number) else value.size(), validate_args=validate_args)
+        self._take_parameters(probs, logits)
+        scalar = isinstance(probs if probs is not None else logits, numbers.Number)
+        super().__init__(() if scalar else self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
-        batch_shape = tensorplay.Size(batch_shape)
         new.temperature = self.temperature
-        if "probs" in self.__dict__:
-            new.probs = new._param = self.probs.expand(batch_shape)
-        if "logits" in self.__dict__:
-            new.logits = new._param = self.logits.expand(batch_shape)
-        return self._expanded(new, batch_shape)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
+        return self._expanded(new, batch_shape, "probs", "logits")
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)

@@ -27,9 +27,7 @@ class Uniform(Distribution):
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Uniform, _instance)
-        batch_shape = tensorplay.Size(batch_shape)
-        new.low, new.high = self.low.expand(batch_shape), self.high.expand(batch_shape)
-        return self._expanded(new, batch_shape)
+        return self._expanded(new, batch_shape, "low", "high")
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self):

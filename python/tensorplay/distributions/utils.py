@@ -6,7 +6,7 @@ import numbers
 
 import tensorplay
 
-__all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_to_logits"]
+__all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_or_logits", "probs_to_logits"]
 
 
 def broadcast_all(*values):
@@ -23,6 +23,13 @@ def broadcast_all(*values):
     values = [v if isinstance(v, tensorplay.Tensor) else tensorplay.tensor(v, dtype=like.dtype, device=like.device)
               for v in values]
     return tuple(tensorplay.broadcast_tensors(*values))
+
+
+def probs_or_logits(probs, logits):
+    """("probs", probs) or ("logits", logits): the one given, of a distribution that takes exactly one."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    return ("probs", probs) if probs is not None else ("logits", logits)
 
 
 def clamp_probs(probs):

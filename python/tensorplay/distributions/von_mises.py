@@ -44,9 +44,7 @@ class VonMises(Distribution):
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(VonMises, _instance)
-        batch_shape = tensorplay.Size(batch_shape)
-        new.loc, new.concentration = self.loc.expand(batch_shape), self.concentration.expand(batch_shape)
-        return self._expanded(new, batch_shape)
+        return self._expanded(new, batch_shape, "loc", "concentration")
 
     def log_prob(self, value):
         if self._validate_args:

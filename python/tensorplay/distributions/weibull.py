@@ -1,7 +1,5 @@
 """The Weibull distribution."""
 
-import math
-
 import tensorplay
 from tensorplay.distributions import constraints
 from tensorplay.distributions.exponential import Exponential
