@@ -6,7 +6,8 @@ the half of its spectrum that determines the rest) and _fft_c2r (such a half spe
 signal). What this module adds is PyTorch's argument handling: each signal cut or padded with zeros
 to the length asked for (n, s), the dims, the normalization (norm), dtype promotion and out=.
 
-Under autocast on the CPU the transforms run in float32, as PyTorch lists them."""
+Under autocast on the CPU the transforms run in float32, as PyTorch lists them (all but the 2-d and
+n-d Hermitian ones, which its list lacks: their 16-bit inputs are refused there too)."""
 
 import functools
 import inspect
@@ -191,11 +192,13 @@ def _parsed(binding, fn):
 _ONE_DIM = {"fft_fft", "fft_ifft", "fft_rfft", "fft_irfft", "fft_hfft", "fft_ihfft"}
 
 
-def _transform(fn):
-    """fn as torch.fft's function of its name: float32 under autocast, errors naming it, out= (of
-    the result's kind, complex or real, and any precision)."""
+def _transform(fn=None, *, autocast=True):
+    """fn as torch.fft's function of its name: float32 under autocast (where PyTorch lists it),
+    errors naming it, out= (of the result's kind, complex or real, and any precision)."""
+    if fn is None:
+        return lambda fn: _transform(fn, autocast=autocast)
     name = fn.__name__
-    body = _named(f"fft.{name}")(_parsed(f"fft_{name}", in_float32(fn)))
+    body = _named(f"fft.{name}")(_parsed(f"fft_{name}", in_float32(fn) if autocast else fn))
 
     @functools.wraps(fn)
     def op(*args, out=None, **kwargs):
@@ -342,12 +345,12 @@ def _hfftn(op, input, s, dim, norm):
     return _C._fft_c2r(x.conj(), dims[-1:], mode, last_size)
 
 
-@_transform
+@_transform(autocast=False)
 def hfftn(input, s=None, dim=None, norm=None):
     return _hfftn("hfftn", input, s, dim, norm)
 
 
-@_transform
+@_transform(autocast=False)
 def hfft2(input, s=None, dim=(-2, -1), norm=None):
     return _hfftn("hfftn", input, s, dim, norm)
 
@@ -366,12 +369,12 @@ def _ihfftn(op, input, s, dim, norm):
     return _C._fft_c2c(x, dims[:-1], mode, False) if len(dims) > 1 else x
 
 
-@_transform
+@_transform(autocast=False)
 def ihfftn(input, s=None, dim=None, norm=None):
     return _ihfftn("ihfftn", input, s, dim, norm)
 
 
-@_transform
+@_transform(autocast=False)
 def ihfft2(input, s=None, dim=(-2, -1), norm=None):
     return _ihfftn("ihfftn", input, s, dim, norm)
 
@@ -411,8 +414,7 @@ def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, require
     n = _index(n, "n")
     dtype = _frequency_dtype("fftfreq", n, dtype, out)
     k = tensorplay.arange(n, dtype=dtype, device=device)
-    if n > 1:
-        k = tensorplay.cat([k[:(n + 1) // 2], tensorplay.arange(-(n // 2), 0, dtype=dtype, device=device)])
+    k = tensorplay.where(k < (n + 1) // 2, k, k - n)
     return _frequencies("fftfreq", k, n, d, out, requires_grad)
 
 

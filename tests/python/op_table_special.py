@@ -18,7 +18,7 @@ import mpmath
 import numpy as np
 import scipy.special
 
-from op_table import COMPLEX_DTYPES, FLOAT_DTYPES, Op, S, binary_samples, reduction_samples, unary_samples
+from op_table import FLOAT_DTYPES, Op, S, binary_samples, reduction_samples, unary_samples
 from op_table import LOGSUMEXP_FORMS, SOFTMAX_FORMS
 
 
@@ -38,14 +38,19 @@ def torch_ndtr_through_float32(m, x):
 
 
 def exact(m, result, x, reference):
-    """result (torch's, for its dtype) with the reference's values at x's finite elements; at NaN and
-    the infinities torch's own values stand (the references do not all define them)."""
+    """result (torch's, for its dtype and its gradient) with the reference's values at x's finite
+    elements; at NaN and the infinities torch's own values stand (the references do not all define
+    them)."""
     values = np.asarray(x.detach().double().numpy(), dtype=np.float64)
     finite = np.isfinite(values)
     with np.errstate(all="ignore"):
         exact_values = reference(np.where(finite, values, 0.0))
     merged = np.where(finite, exact_values, result.detach().double().numpy())
-    return m.from_numpy(merged).to(result.dtype)
+    target = m.from_numpy(merged).to(result.dtype)
+    both_finite = m.isfinite(result) & m.isfinite(target)
+    # The exact value, carrying torch's gradient where it is finite.
+    adjusted = result + m.where(both_finite, target - result, m.zeros_like(result)).detach()
+    return m.where(both_finite, adjusted, target)
 
 
 def by_mpmath(function):
@@ -100,8 +105,9 @@ def special_kernel(name, domain=(-12, 12), **kw):
         if m.__name__ == "torch" and isinstance(x, m.Tensor) and x.is_floating_point():
             return exact(m, result, x, SPECIAL_REFERENCES[name])
         return result
-    return Op(f"special.{name}", unary_samples, FLOAT_DTYPES + ("int64", "bool") + COMPLEX_DTYPES, method=False,
-              domain=domain, fn=fn, **kw)
+    # (complex inputs, which they refuse, are tested in test_special_accuracy.py)
+    return Op(f"special.{name}", unary_samples, FLOAT_DTYPES + ("int64", "bool"), method=False, domain=domain, fn=fn,
+              **kw)
 
 
 def degree_samples(mk):
@@ -164,6 +170,13 @@ ROWS = [
     special("logsumexp", reduction_samples(*LOGSUMEXP_FORMS, dim_needed=True)),
     special("gammainc", binary_samples, domain=(0.5, 4), other_domain=(0.1, 6)),
     special("gammaincc", binary_samples, domain=(0.5, 4), other_domain=(0.1, 6)),
+    # Their derivative exists in the second argument only: these fix the first.
+    Op("special.gammainc", unary_samples, label="special.gammainc.grad_other", dtypes=FLOAT_DTYPES, method=False,
+       domain=(0.05, 9), fn=lambda m, x: m.special.gammainc(m.full_like(x, 2.5) if isinstance(x, m.Tensor) else 2.5,
+                                                            x)),
+    Op("special.gammaincc", unary_samples, label="special.gammaincc.grad_other", dtypes=FLOAT_DTYPES, method=False,
+       domain=(0.05, 9), fn=lambda m, x: m.special.gammaincc(m.full_like(x, 2.5) if isinstance(x, m.Tensor) else 2.5,
+                                                             x)),
     Op("special.zeta", zeta_samples, ("float32", "float64", "int64", "bfloat16"), method=False, other_domain=(0.2, 5),
        fn=lambda m, *args, **kw: m.special.zeta(*args, **kw)),
     *(special_kernel(name) for name in (
@@ -186,12 +199,14 @@ GRADIENT_LABELS = """
     special.expit special.logit special.erf special.erfc special.erfinv special.exp2 special.expm1 special.log1p
     special.gammaln special.digamma special.psi special.polygamma.n1 special.multigammaln.p3 special.i0
     special.sinc special.entr special.ndtr special.xlogy special.xlog1py special.logsumexp special.softmax
-    special.log_softmax special.round special.gammaincc special.gammainc special.zeta
+    special.log_softmax special.round special.gammainc.grad_other special.gammaincc.grad_other special.zeta
     special.i0e special.i1 special.i1e special.erfcx special.ndtri special.log_ndtr
 """.split()
 
 _NO_DERIVATIVE = "PyTorch defines no derivative: its result does not require grad"
-NOT_DIFFERENTIABLE = {f"special.{name}": _NO_DERIVATIVE for name in (
+_SECOND_ARGUMENT = "torch has no derivative in its first argument; the .grad_other row checks the second"
+NOT_DIFFERENTIABLE = {"special.gammainc": _SECOND_ARGUMENT, "special.gammaincc": _SECOND_ARGUMENT}
+NOT_DIFFERENTIABLE |= {f"special.{name}": _NO_DERIVATIVE for name in (
     "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
     "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
     "spherical_bessel_j0", "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",

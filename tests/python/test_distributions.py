@@ -235,13 +235,13 @@ def test_validation_errors_match_pytorch():
            ("Categorical", dict(probs=[[0.5, -0.5]])), ("Poisson", dict(rate=[-1.0])),
            ("Binomial", dict(total_count=[2.5], probs=[0.5])), ("Geometric", dict(probs=[0.0, 0.5])),
            ("MultivariateNormal", dict(loc=[0.0, 0.0], covariance_matrix=[[1.0, 2.0], [2.0, 1.0]]))]
-    for name, params in bad:
+    for name, params in bad:  # (validation asked for: other tests may have changed the default)
         with pytest.raises(ValueError) as theirs:
-            both_torch = getattr(torch.distributions, name)(**{k: torch.tensor(v) if isinstance(v, list) else v
-                                                                for k, v in params.items()})
-            del both_torch
+            getattr(torch.distributions, name)(**{k: torch.tensor(v) if isinstance(v, list) else v
+                                                  for k, v in params.items()}, validate_args=True)
         with pytest.raises(ValueError) as ours:
-            getattr(D, name)(**{k: tensorplay.tensor(v) if isinstance(v, list) else v for k, v in params.items()})
+            getattr(D, name)(**{k: tensorplay.tensor(v) if isinstance(v, list) else v for k, v in params.items()},
+                             validate_args=True)
         head = str(theirs.value).split(" of distribution ")[0]
         assert str(ours.value).startswith(head), (str(ours.value), str(theirs.value))
     with pytest.raises(ValueError, match="Either `probs` or `logits` must be specified, but not both."):

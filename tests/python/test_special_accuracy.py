@@ -57,3 +57,10 @@ def test_the_scaled_functions_do_not_overflow_where_the_unscaled_do():
     np.testing.assert_allclose(scaled, SPECIAL_REFERENCES["i1e"](x.numpy()), rtol=1e-14)
     np.testing.assert_allclose(tensorplay.special.scaled_modified_bessel_k0(x[:2]).numpy(),
                                SPECIAL_REFERENCES["scaled_modified_bessel_k0"](x[:2].numpy()), rtol=1e-14)
+
+
+@pytest.mark.parametrize("name", sorted(DOMAINS))
+def test_complex_inputs_are_refused_as_pytorch_refuses_them(name):
+    z = tensorplay.ones(3, dtype=tensorplay.complex64)
+    with pytest.raises(NotImplementedError, match=rf'"{name}_cpu" not implemented for \'ComplexFloat\''):
+        getattr(tensorplay.special, name)(z)

@@ -122,6 +122,7 @@ double erfcx(double x) {
 // to 1 keeps its precision (1 - p is exact there).
 double ndtri(double p) {
   if (std::isnan(p) || p < 0 || p > 1) return kNaN;
+  if (p == 0.5) return 0.0;  // (+0, as PyTorch's: the lower branch would give -0)
   if (p > 0.5) return std::sqrt(2.0) * boost::math::erfc_inv(2 * (1 - p), Quiet());
   return -std::sqrt(2.0) * boost::math::erfc_inv(2 * p, Quiet());
 }
