@@ -240,8 +240,10 @@ T legendre(T x, int64_t n) {
   return current;
 }
 
-// The functions of one operand, in double precision.
+// The functions of one operand, in double precision. NaN gives NaN before any of them sees it
+// (Boost's continued fractions assert on their argument's range).
 double evaluate(SpecialFunction f, double x) {
+  if (std::isnan(x)) return x;
   switch (f) {
     case SpecialFunction::AiryAi: return boost::math::airy_ai(x, Quiet());
     case SpecialFunction::BesselJ0: return bessel_j(0, x);
