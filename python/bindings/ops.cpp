@@ -516,6 +516,16 @@ void init_linalg(nb::module_& m) {
   m.def("_fft_r2c", &fft_r2c, "input"_a, "dim"_a, "normalization"_a, "onesided"_a, release_gil());
   m.def("_fft_c2r", &fft_c2r, "input"_a, "dim"_a, "normalization"_a, "last_dim_size"_a, release_gil());
 
+  // tensorplay/_composites/sparse_coo.py builds sparse COO tensors on these (ops/sparse.cpp).
+  m.def("_sparse_coo_tensor", &sparse_coo_tensor, "indices"_a, "values"_a, "size"_a, "is_coalesced"_a, release_gil());
+  m.def("_sparse_coo_tensor_unsafe", &sparse_coo_tensor_unsafe, "indices"_a, "values"_a, "size"_a, "is_coalesced"_a,
+        release_gil());
+  m.def("_sparse_indices", &sparse_indices, "input"_a);
+  m.def("_sparse_values", &sparse_values, "input"_a);
+  m.def("_sparse_is_coalesced", [](const Tensor& t) { return t.is_sparse() && t.impl()->is_coalesced(); }, "input"_a);
+  m.def("_coalesce", &coalesce, "input"_a, release_gil());
+  m.def("_to_dense", &to_dense, "input"_a, "dtype"_a.none() = nb::none(), release_gil());
+
   nb::module_ linalg = m.def_submodule("_linalg", "Linear algebra (see tensorplay.linalg)");
   linalg.def("vector_norm", &linalg_vector_norm, "x"_a, "ord"_a, "dim"_a, "keepdim"_a, "dtype"_a.none(), release_gil());
   linalg.def("matrix_norm", nb::overload_cast<const Tensor&, double, IntArrayRef, bool, OptionalDType>(&linalg_matrix_norm),

@@ -170,6 +170,7 @@ void init_tensor(nb::module_& m) {
       .def_prop_ro("is_cuda", [](const Tensor& t) { return t.device().is_cuda(); })
       .def_prop_ro("is_meta", [](const Tensor& t) { return t.device().is_meta(); })
       .def_prop_ro("is_cpu", [](const Tensor& t) { return t.device().is_cpu(); })
+      .def_prop_ro("is_sparse", [](const Tensor& t) { return t.is_sparse(); })
       .def_prop_ro("itemsize", [](const Tensor& t) { return t.itemsize(); })
       .def_prop_ro("nbytes", [](const Tensor& t) { return t.nbytes(); })
       .def_prop_ro("T", [](const Tensor& t) {

@@ -48,6 +48,7 @@ from tensorplay.serialization import save, load
 from tensorplay._composites import *  # noqa: F401,F403  (the torch namespace's long tail)
 from tensorplay import special  # (its functions are the namespace's ops under their special names)
 from tensorplay import distributions  # (torch.distributions: python/tensorplay/distributions/)
+from tensorplay import sparse  # (torch.sparse: composites over sparse COO tensors, csrc/tensorplay/ops/sparse.cpp)
 from tensorplay import fft  # (torch.fft: composites of three transforms with kernels, csrc/tensorplay/ops/fft.cpp)
 
 # PyTorch's aliases for the dtypes.

@@ -39,12 +39,12 @@ EXCLUDED = {
     **{("torch", name): SPARSE for name in (
         "ccol_indices_copy", "col_indices_copy", "crow_indices_copy", "indices_copy", "row_indices_copy",
         "values_copy", "hsmm", "hspmm", "smm", "saddmm", "sspaddmm", "resize_as_sparse_", "sparse_bsc_tensor",
-        "sparse_bsr_tensor", "sparse_compressed_tensor", "sparse_coo_tensor", "sparse_csc_tensor",
+        "sparse_bsr_tensor", "sparse_compressed_tensor", "sparse_csc_tensor",
         "sparse_csr_tensor")},
     **{("Tensor", name): SPARSE for name in (
-        "ccol_indices", "col_indices", "crow_indices", "row_indices", "indices", "values", "coalesce", "is_coalesced",
-        "resize_as_sparse_", "smm", "sspaddmm", "sparse_mask", "sparse_resize_", "sparse_resize_and_clear_",
-        "to_sparse", "to_sparse_bsc", "to_sparse_bsr", "to_sparse_coo", "to_sparse_csc", "to_sparse_csr")},
+        "ccol_indices", "col_indices", "crow_indices", "row_indices", "resize_as_sparse_", "smm", "sspaddmm",
+        "sparse_resize_", "sparse_resize_and_clear_", "to_sparse_bsc", "to_sparse_bsr", "to_sparse_csc",
+        "to_sparse_csr")},
     **{("torch", name): QUANTIZED for name in (
         "choose_qparams_optimized", "empty_quantized", "fused_moving_avg_obs_fake_quant", "int_repr")},
     **{("Tensor", name): QUANTIZED for name in (

@@ -117,6 +117,9 @@ const Tensor& set_history(const Tensor& output, const std::shared_ptr<Node>& nod
 }
 
 Tensor detach(const Tensor& t) {
+  if (t.is_sparse())
+    return Tensor(TensorImpl::sparse_coo(t.impl()->sparse_indices(), t.impl()->sparse_values(),
+                                         Shape(t.sizes().begin(), t.sizes().end()), t.impl()->is_coalesced()));
   Tensor out = make_view(t, Shape(t.sizes().begin(), t.sizes().end()), Shape(t.strides().begin(), t.strides().end()),
                          t.storage_offset());
   out.impl()->set_view_base({});  // shares t's data, but writes to it do not rewrite t's history
@@ -391,7 +394,12 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   AutogradMeta& m = ensure_meta(variable_);
   {
     std::lock_guard lock(m.mutex);
-    if (!m.grad.defined()) {
+    if (!m.grad.defined() && g.is_sparse()) {
+      // A sparse gradient (an embedding's, say) is kept as it comes; the next ones add to it.
+      m.grad = is_grad_enabled() ? g : detach(g);
+    } else if (m.grad.defined() && m.grad.is_sparse()) {
+      m.grad = g.is_sparse() ? add(m.grad, g) : add(g, m.grad);
+    } else if (!m.grad.defined()) {
       // Keep the gradient itself where it can be kept (no longer a view: .grad never is);
       // otherwise a copy laid out like the leaf.
       if (can_keep(g, variable_)) {

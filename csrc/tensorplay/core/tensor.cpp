@@ -41,6 +41,8 @@ Tensor make_view(const Tensor& base, Shape sizes, Shape strides, int64_t storage
 }
 
 Tensor make_view(const Tensor& base, ScalarType dtype, Shape sizes, Shape strides, int64_t storage_offset) {
+  TP_CHECK_KIND(ErrorKind::NotImplemented, !base.is_sparse(),
+                "[view] a sparse COO tensor has no strided elements to view: Tensor.to_dense() gives a dense tensor");
   auto view = intrusive_ptr<TensorImpl>::make(base.impl()->storage(), dtype, std::move(sizes),
                                               std::move(strides), storage_offset);
   const auto& root = base.impl()->view_base();

@@ -40,6 +40,8 @@ class Tensor {
   ScalarType dtype() const { return impl_->dtype(); }
   Device device() const { return impl_->device(); }
   bool is_contiguous() const { return impl_->is_contiguous(); }
+  Layout layout() const { return impl_->layout(); }
+  bool is_sparse() const { return impl_->layout() == Layout::SparseCoo; }
   bool is_contiguous(MemoryFormat format) const { return is_contiguous_as(sizes(), strides(), format); }
   bool is_floating_point() const { return tp::is_floating_point(dtype()); }
 

@@ -13,6 +13,25 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, Shape sizes, Shape str
 
 TensorImpl::~TensorImpl() = default;
 
+intrusive_ptr<TensorImpl> TensorImpl::sparse_coo(intrusive_ptr<TensorImpl> indices, intrusive_ptr<TensorImpl> values,
+                                                 Shape sizes, bool coalesced) {
+  const Device device = values->device();
+  Shape strides(sizes.size(), 0);
+  auto impl = intrusive_ptr<TensorImpl>::make(Storage::make(DataPtr(), 0, device), values->dtype(), std::move(sizes),
+                                              std::move(strides), 0);
+  impl->layout_ = Layout::SparseCoo;
+  impl->sparse_indices_ = std::move(indices);
+  impl->sparse_values_ = std::move(values);
+  impl->coalesced_ = coalesced;
+  return impl;
+}
+
+void TensorImpl::refuse_sparse_data() const {
+  detail::fail(ErrorKind::NotImplemented, "[sparse_coo] this op has no implementation for sparse COO tensors (a ",
+               to_string(sizes_), " tensor with ", sparse_values_->sizes()[0],
+               " stored values here): Tensor.to_dense() gives the dense tensor to use instead");
+}
+
 void TensorImpl::set_data(const TensorImpl& other) {
   storage_ = other.storage_;
   dtype_ = other.dtype_;

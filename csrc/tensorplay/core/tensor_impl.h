@@ -1,5 +1,6 @@
 #pragma once
-// What a tensor is: a strided window (sizes, strides, offset, dtype) onto a Storage.
+// What a tensor is: a strided window (sizes, strides, offset, dtype) onto a Storage, or a sparse
+// COO tensor made of two such tensors.
 
 #include <memory>
 
@@ -8,6 +9,9 @@
 #include "tensorplay/core/storage.h"
 
 namespace tp {
+
+// How a tensor's elements are stored: tensorplay.strided and tensorplay.sparse_coo.
+enum class Layout : uint8_t { Strided, SparseCoo };
 
 // What autograd keeps per tensor (autograd/meta.h); core only owns it.
 struct AutogradMetaInterface {
@@ -29,8 +33,22 @@ class TensorImpl : public RefCounted {
   bool is_contiguous() const { return is_contiguous_; }
   const Storage& storage() const { return storage_; }
   void* data() const {
+    if (layout_ != Layout::Strided) [[unlikely]]
+      refuse_sparse_data();
     return static_cast<char*>(storage_->data()) + storage_offset_ * itemsize(dtype_);
   }
+
+  // A sparse COO tensor of the given sizes: its elements are `values` ([nnz, dense sizes...]) at
+  // `indices` (int64 [sparse_dim, nnz]) along its first sparse_dim dims, and zero elsewhere (an
+  // index may repeat: its values add up, until coalescing sums them). Its own storage is empty and
+  // its strides are zero, so data() and views refuse it: an op without a sparse implementation
+  // raises before it could read. `coalesced` promises sorted, unique indices.
+  static intrusive_ptr<TensorImpl> sparse_coo(intrusive_ptr<TensorImpl> indices, intrusive_ptr<TensorImpl> values,
+                                              Shape sizes, bool coalesced);
+  Layout layout() const { return layout_; }
+  const intrusive_ptr<TensorImpl>& sparse_indices() const { return sparse_indices_; }
+  const intrusive_ptr<TensorImpl>& sparse_values() const { return sparse_values_; }
+  bool is_coalesced() const { return coalesced_; }
 
   // The tensor this one is a view of (the root of a chain of views), or null. Autograd uses it to
   // rewrite the base's history when a view is written in place (Note [In-place on views]).
@@ -55,6 +73,7 @@ class TensorImpl : public RefCounted {
 
  private:
   void refresh();
+  [[noreturn]] void refuse_sparse_data() const;
 
   Storage storage_;
   ScalarType dtype_;
@@ -67,6 +86,9 @@ class TensorImpl : public RefCounted {
   std::unique_ptr<AutogradMetaInterface> autograd_meta_;
   bool is_inference_ = false;
   void* pyobj_ = nullptr;
+  Layout layout_ = Layout::Strided;
+  intrusive_ptr<TensorImpl> sparse_indices_, sparse_values_;
+  bool coalesced_ = false;
 };
 
 }  // namespace tp

@@ -401,6 +401,8 @@ const BinarySpec& division(std::optional<std::string_view> mode) {
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
   TP_OP_ENTRY(add, a, b, alpha);
   check_alpha("add", result_type(a, b), alpha);
+  if (a.is_sparse() || b.is_sparse()) [[unlikely]]
+    return sparse_add(a, b, alpha);
   return binary(kAdd, a, b, alpha);
 }
 Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha) {
@@ -434,6 +436,8 @@ Tensor rsub(const Tensor& a, const Scalar& b, const Scalar& alpha) {
 }
 Tensor add_(const Tensor& a, const Tensor& b, const Scalar& alpha) {
   check_alpha("add_", result_type(a, b), alpha);
+  if (a.is_sparse() || b.is_sparse()) [[unlikely]]
+    return sparse_add_(a, b, alpha);
   return binary_(kAdd, a, b, alpha);
 }
 Tensor add_(const Tensor& a, const Scalar& b, const Scalar& alpha) {

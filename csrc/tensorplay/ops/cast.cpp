@@ -98,6 +98,8 @@ Tensor to(const Tensor& t, Device device, OptionalDType dtype, bool copy) {
   device = device.with_index();
   ScalarType target = dtype.value_or(t.dtype());
   if (!copy && target == t.dtype() && device == t.device()) return t;
+  if (t.is_sparse()) [[unlikely]]
+    return sparse_to(t, device, target, copy);
   autograd::Record<ToCopyBackward> record({&t}, t);
   Tensor out = empty_in_format("to", t, target, device, MemoryFormat::Preserve);
   copy_(out, t);

@@ -128,6 +128,7 @@ Tensor recorded_product(const char* name, bool batched, const Tensor* self, cons
 
 Tensor mm(const Tensor& a, const Tensor& b) {
   TP_OP_ENTRY(mm, a, b);
+  if (a.is_sparse()) return sparse_mm(a, b);
   check_dims("mm", a, 2, "self");
   check_dims("mm", b, 2, "mat2");
   check_same_dtype("mm", a, b);
@@ -153,6 +154,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 
 Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) {
   TP_OP_ENTRY(addmm, self, a, b, beta, alpha);
+  if (a.is_sparse()) return add(mul(self, beta), sparse_mm(a, b), alpha);
   check_dims("addmm", a, 2, "mat1");
   check_dims("addmm", b, 2, "mat2");
   check_same_dtype("addmm", a, b);
@@ -242,6 +244,7 @@ Tensor outer(const Tensor& a, const Tensor& b) {
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
   TP_OP_ENTRY(matmul, a, b);
+  if (a.is_sparse()) return sparse_mm(a, b);
   TP_CHECK(a.dim() > 0 && b.dim() > 0, "[matmul] both arguments to matmul need to be at least 1D, but they are ",
            a.dim(), "D and ", b.dim(), "D");
   // The batched case below runs bmm, which checks dtypes after the shapes; the others, first.

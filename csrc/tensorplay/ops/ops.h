@@ -426,6 +426,25 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 // reduction may also be "batchmean".
 Tensor kl_div(const Tensor& input, const Tensor& target, std::string_view reduction = "mean", bool log_target = false);
 
+// ---- sparse.cpp: sparse COO tensors (TensorImpl::sparse_coo) ----
+// indices int64 [sparse_dim, nnz], values [nnz, dense sizes...]; checked (indices within sizes).
+Tensor sparse_coo_tensor(const Tensor& indices, const Tensor& values, IntArrayRef sizes, bool coalesced = false);
+// Unchecked, for parts known to agree: `coalesced` must hold if true.
+Tensor sparse_coo_tensor_unsafe(const Tensor& indices, const Tensor& values, IntArrayRef sizes, bool coalesced);
+// Tensor._indices() and Tensor._values(): the parts as stored (values() carries the gradient).
+Tensor sparse_indices(const Tensor& t);
+Tensor sparse_values(const Tensor& t);
+// Sorted, unique indices; t itself when it is coalesced already.
+Tensor coalesce(const Tensor& t);
+// A dense tensor (t itself when it is dense, unless dtype asks for another).
+Tensor to_dense(const Tensor& t, OptionalDType dtype = {});
+// What add, add_, to and mm do when an operand is sparse: sparse + sparse is sparse (the entries of
+// both), dense + sparse is dense; sparse @ dense is dense.
+Tensor sparse_add(const Tensor& a, const Tensor& b, const Scalar& alpha);
+Tensor sparse_add_(const Tensor& self, const Tensor& other, const Scalar& alpha);
+Tensor sparse_to(const Tensor& t, Device device, ScalarType dtype, bool copy);
+Tensor sparse_mm(const Tensor& a, const Tensor& b);
+
 // ---- operators, for C++ readers ----
 inline Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
 inline Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }

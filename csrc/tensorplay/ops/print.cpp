@@ -225,8 +225,9 @@ std::string tensor_str(const Tensor& t, int64_t indent, bool summarize, const Fo
   return "[" + join(rows, "," + std::string(t.dim() - 1, '\n') + std::string(indent + 1, ' ')) + "]";
 }
 
+// A sparse tensor's suffixes start on a line of their own (force_newline), as in PyTorch.
 std::string add_suffixes(const std::string& text, const std::vector<std::string>& suffixes, int64_t indent,
-                         const PrintOptions& options) {
+                         const PrintOptions& options, bool force_newline = false) {
   std::string out = text;
   // Python's len(text) - text.rfind("\n") + 1, where rfind gives -1 when there is no newline.
   size_t newline = text.rfind('\n');
@@ -234,9 +235,10 @@ std::string add_suffixes(const std::string& text, const std::vector<std::string>
       static_cast<int64_t>(text.size()) - (newline == std::string::npos ? -1 : static_cast<int64_t>(newline)) + 1;
   for (const std::string& suffix : suffixes) {
     const auto length = static_cast<int64_t>(suffix.size());
-    if (last_line_len + length + 2 > options.linewidth) {
+    if (force_newline || last_line_len + length + 2 > options.linewidth) {
       out += ",\n" + std::string(indent, ' ') + suffix;
       last_line_len = indent + length;
+      force_newline = false;
     } else {
       out += ", " + suffix;
       last_line_len += length + 2;
@@ -264,6 +266,30 @@ void set_printoptions(const PrintOptions& options) {
   g_options = options;
 }
 
+namespace {
+
+// A sparse COO tensor prints its parts, each as a tensor of its own (without their dtype, which
+// the tensor's suffixes give), as PyTorch does.
+std::string sparse_body(const Tensor& t, int64_t indent, const PrintOptions& options) {
+  auto part = [&](const char* label, const Tensor& x) {
+    const std::string prefix = std::string(label) + "=tensor(";
+    std::string body = "[]";
+    if (x.numel() > 0) {
+      const bool summarize = static_cast<double>(x.numel()) > options.threshold;
+      Formatter formatter(read_values(summarize ? summarized(x, options.edgeitems) : x), value_kind(x.dtype()),
+                          options);
+      body = tensor_str(x, indent + static_cast<int64_t>(prefix.size()), summarize, formatter, options);
+    } else {
+      body += ", size=" + size_tuple(x.sizes());
+    }
+    return prefix + body + ")";
+  };
+  return part("indices", sparse_indices(t)) + ",\n" + std::string(indent, ' ') +
+         part("values", autograd::detach(sparse_values(t)));
+}
+
+}  // namespace
+
 std::string to_string(const Tensor& t, const PrintOptions& options) {
   TP_CHECK(t.defined(), "[print] the tensor is undefined");
   const std::string prefix = "tensor(";
@@ -276,7 +302,11 @@ std::string to_string(const Tensor& t, const PrintOptions& options) {
   bool shows_dtype = dtype != default_dtype && dtype != complex_type_of(default_dtype) && dtype != ScalarType::Int64 &&
                      dtype != ScalarType::Bool;
   std::string body;
-  if (!t.has_data()) {
+  if (t.is_sparse()) {
+    body = sparse_body(t, indent, options);
+    suffixes.push_back("size=" + size_tuple(t.sizes()));
+    suffixes.push_back("nnz=" + std::to_string(sparse_indices(t).size(1)));
+  } else if (!t.has_data()) {
     shows_dtype = dtype != default_dtype;
     suffixes.push_back("size=" + size_tuple(t.sizes()));
     body = "...";
@@ -293,12 +323,13 @@ std::string to_string(const Tensor& t, const PrintOptions& options) {
     body = tensor_str(data, indent, summarize, formatter, options);
   }
   if (shows_dtype) suffixes.push_back("dtype=tensorplay." + std::string(name(dtype)));
+  if (t.is_sparse()) suffixes.push_back("layout=tensorplay.sparse_coo");
   if (auto grad_fn = autograd::grad_fn(t)) {
     suffixes.push_back("grad_fn=<" + grad_fn->name() + ">");
   } else if (t.requires_grad()) {
     suffixes.push_back("requires_grad=True");
   }
-  return add_suffixes(prefix + body, suffixes, indent, options);
+  return add_suffixes(prefix + body, suffixes, indent, options, t.is_sparse());
 }
 
 std::string to_string(const Tensor& t) { return to_string(t, get_printoptions()); }

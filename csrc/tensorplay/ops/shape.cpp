@@ -275,6 +275,8 @@ Tensor view(const Tensor& t, IntArrayRef sizes) {
 }
 
 Tensor view_dtype(const Tensor& t, ScalarType dtype) {
+  TP_CHECK_KIND(ErrorKind::NotImplemented, !t.is_sparse(), "[view] a sparse COO tensor has no strided elements to "
+                "view: Tensor.to_dense() gives a dense tensor");
   TP_CHECK(itemsize(dtype) == t.itemsize(), "[view] viewing a tensor of ", name(t.dtype()), " as ", name(dtype),
            " needs both dtypes to have the same size");
   return Tensor(intrusive_ptr<TensorImpl>::make(t.impl()->storage(), dtype, Shape(t.sizes().begin(), t.sizes().end()),

@@ -7,10 +7,10 @@ tensorplay's namespace) and binds the methods."""
 
 from tensorplay._C import Tensor
 from tensorplay._composites import (creation, decompositions, indexing, linalg, nn_ops, pointwise, sampling, shape,
-                                    state, statistics, stft, tensor_api)
+                                    sparse_coo, state, statistics, stft, tensor_api)
 
-FAMILIES = (creation, decompositions, indexing, linalg, nn_ops, pointwise, sampling, shape, state, statistics, stft,
-            tensor_api)
+FAMILIES = (creation, decompositions, indexing, linalg, nn_ops, pointwise, sampling, shape, sparse_coo, state,
+            statistics, stft, tensor_api)
 
 for _family in FAMILIES:
     globals().update((_name, getattr(_family, _name)) for _name in _family.__all__)

@@ -3,8 +3,8 @@ the is_* flags of the backends, layouts and features tensorplay does not have), 
 (H, mH, mT, T, adjoint), conjugation (computed, never a lazy view), the real and imag views, the legacy constructor
 new(), Python callables applied elementwise (apply_, map_, map2_), subclass views (as_subclass), the
 CUDA-only memory calls that a CPU build refuses (pin_memory, record_stream), the copies to devices tensorplay
-has no kernels for (xpu, ipu, mtia), what a sparse or quantized tensor answers that a dense one answers too
-(to_dense, dense_dim, sparse_dim, dequantize), and the functions PyTorch removed but still names, to say
+has no kernels for (xpu, ipu, mtia), what a quantized tensor answers that a dense one answers too
+(dequantize), and the functions PyTorch removed but still names, to say
 what replaces them (eig, lstsq, solve, symeig, matrix_rank, reinforce)."""
 
 import builtins
@@ -33,10 +33,10 @@ __all__ = [
 ]
 METHODS = [
     "H", "T", "adjoint", "apply_", "as_subclass", "conj", "conj_physical", "conj_physical_", "const_data_ptr",
-    "dense_dim", "dequantize", "dim_order", "ipu", "is_complex", "is_conj", "is_ipu", "is_maia", "is_mkldnn", "is_mps",
-    "is_mtia", "is_neg", "is_nested", "is_pinned", "is_quantized", "is_set_to", "is_sparse",
+    "dequantize", "dim_order", "ipu", "is_complex", "is_conj", "is_ipu", "is_maia", "is_mkldnn", "is_mps",
+    "is_mtia", "is_neg", "is_nested", "is_pinned", "is_quantized", "is_set_to",
     "is_sparse_csr", "is_vulkan", "is_xla", "is_xpu", "mH", "mT", "map2_", "map_", "module_load", "mtia", "name", "new",
-    "pin_memory", "record_stream", "reinforce", "resolve_conj", "resolve_neg", "sparse_dim", "to_dense", "type",
+    "pin_memory", "record_stream", "reinforce", "resolve_conj", "resolve_neg", "type",
     "volatile", "real", "imag", "xpu"
 ]
 # Bound below, by hand: Tensor.layout (this module's `layout` is the type, tensorplay.layout), and Tensor.eig,
@@ -89,7 +89,8 @@ sparse_bsr = _layout("sparse_bsr")
 sparse_bsc = _layout("sparse_bsc")
 jagged = _layout("jagged")
 
-Tensor.layout = property(lambda self: strided, doc="The tensor's layout: always tensorplay.strided.")
+Tensor.layout = property(lambda self: sparse_coo if self.is_sparse else strided,
+                         doc="The tensor's layout: tensorplay.strided, or tensorplay.sparse_coo for a sparse tensor.")
 
 
 def _never(what):
@@ -105,7 +106,6 @@ is_maia = _never("on a MAIA device")
 is_vulkan = _never("on a Vulkan device")
 is_mkldnn = _never("in oneDNN's (MKL-DNN's) opaque layout")
 is_quantized = _never("quantized")
-is_sparse = _never("sparse (COO)")
 is_sparse_csr = _never("sparse (CSR)")
 is_nested = _never("a nested tensor")
 
@@ -680,30 +680,6 @@ def _to_device_without_kernels(kind, error):
 xpu = _to_device_without_kernels("xpu", AssertionError)
 ipu = _to_device_without_kernels("ipu", RuntimeError)
 mtia = _to_device_without_kernels("mtia", AssertionError)
-
-
-# ---- what a dense tensor answers to the calls made for sparse and quantized ones ----
-
-def to_dense(input, dtype=None, *, masked_grad=None):
-    """A strided copy of a sparse tensor; tensorplay's tensors are all strided, so the tensor itself
-    (cast to dtype when that is another). masked_grad concerns the gradient of a sparse input only."""
-    if dtype is not None and not isinstance(dtype, _C.dtype):
-        raise TypeError(f"to_dense(): argument 'dtype' must be torch.dtype, not {_class_name(dtype)}")
-    if masked_grad is not None and not isinstance(masked_grad, bool):
-        raise TypeError(f"to_dense(): argument 'masked_grad' must be bool, not {_class_name(masked_grad)}")
-    if dtype is None or dtype == input.dtype:
-        return input
-    return input.to(dtype)
-
-
-def dense_dim(input):
-    """The number of dense dims: of a strided tensor, all of them."""
-    return input.dim()
-
-
-def sparse_dim(input):
-    """The number of sparse dims: of a strided tensor, none."""
-    return 0
 
 
 class _NoDerivative(Function):
