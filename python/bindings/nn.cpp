@@ -32,7 +32,7 @@ void init_nn(nb::module_& m) {
          "bias"_a.none(), "training"_a, "momentum"_a, "eps"_a, g);
   nn.def("layer_norm", &layer_norm, "input"_a, "normalized_shape"_a, "weight"_a.none(), "bias"_a.none(), "eps"_a, g);
   nn.def("group_norm", &group_norm, "input"_a, "num_groups"_a, "weight"_a.none(), "bias"_a.none(), "eps"_a, g);
-  nn.def("embedding", &embedding, "input"_a, "weight"_a, "padding_idx"_a.none(), g);
+  nn.def("embedding", &embedding, "input"_a, "weight"_a, "padding_idx"_a.none(), "sparse"_a = false, g);
   nn.def("one_hot", &one_hot, "input"_a, "num_classes"_a, g);
   nn.def("pad", &pad, "input"_a, "pad"_a, "mode"_a, "value"_a, g);
   nn.def("prelu", &prelu, "input"_a, "weight"_a, g);

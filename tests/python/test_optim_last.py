@@ -5,8 +5,8 @@ libraries from the same float32 parameters; after every step every parameter mus
 float32 rounding (Muon too: its Newton-Schulz iteration runs in bfloat16 in both libraries). LBFGS
 runs with and without the strong-Wolfe line search, through a closure. Then
 state_dict contents and round trips, defaults, constructor validation with torch's messages, and the
-flags each optimizer accepts. SparseAdam: tensorplay has no sparse tensors, and torch's SparseAdam
-refuses every dense gradient, so the test checks that both refuse alike.
+flags each optimizer accepts. SparseAdam refuses every dense gradient, so here the test checks that
+both refuse alike; its steps on sparse gradients are in test_sparse_training.py.
 """
 
 import numpy as np

@@ -257,15 +257,28 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<T
 namespace {
 
 // Embedding rows are picked by index; their gradients are summed back into the rows they came
-// from, except the padding row, which never learns.
+// from, except the padding row, which never learns. A sparse gradient keeps one entry per lookup
+// (summed when coalesced), so an optimizer can update just those rows.
 class EmbeddingBackward final : public autograd::Node {
  public:
-  EmbeddingBackward(const Tensor& weight, Tensor indices, std::optional<int64_t> padding_idx)
-      : rows_(weight.size(0)), cols_(weight.size(1)), indices_(std::move(indices)), padding_idx_(padding_idx) {}
+  EmbeddingBackward(const Tensor& weight, Tensor indices, std::optional<int64_t> padding_idx, bool sparse)
+      : rows_(weight.size(0)),
+        cols_(weight.size(1)),
+        indices_(std::move(indices)),
+        padding_idx_(padding_idx),
+        sparse_(sparse) {}
   std::string name() const override { return "EmbeddingBackward0"; }
   TensorList apply(TensorList&& grads) override {
     Tensor g = reshape(grads[0], {-1, cols_});
     Tensor idx = reshape(indices_, {-1});
+    if (sparse_) {
+      if (padding_idx_) {
+        Tensor kept = select(nonzero(ne(idx, *padding_idx_)), 1, 0);
+        idx = index_select(idx, 0, kept);
+        g = index_select(g, 0, kept);
+      }
+      return {sparse_coo_tensor_unsafe(unsqueeze(idx, 0), g, {rows_, cols_}, false)};
+    }
     if (padding_idx_) g = masked_fill(g, unsqueeze(eq(idx, *padding_idx_), 1), 0.0);
     return {index_put(zeros({rows_, cols_}, g.dtype(), g.device()), {idx}, g, true)};
   }
@@ -274,12 +287,13 @@ class EmbeddingBackward final : public autograd::Node {
   int64_t rows_, cols_;
   Tensor indices_;
   std::optional<int64_t> padding_idx_;
+  bool sparse_;
 };
 
 }  // namespace
 
-Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx) {
-  TP_OP_ENTRY(embedding, input, weight, padding_idx);
+Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx, bool sparse) {
+  TP_OP_ENTRY(embedding, input, weight, padding_idx, sparse);
   TP_CHECK(weight.dim() == 2, "[embedding] 'weight' must be 2-D, got ", to_string(weight.sizes()));
   TP_CHECK(input.dtype() == ScalarType::Int64 || input.dtype() == ScalarType::Int32,
            "[embedding] Expected tensor for "
@@ -298,7 +312,7 @@ Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_
     TP_CHECK_INDEX(lo >= 0 && hi < weight.size(0), "[embedding] index out of range in self (index ", lo < 0 ? lo : hi,
                    ", num_embeddings ", weight.size(0), ")");
   }
-  autograd::Record<EmbeddingBackward> record({&weight}, weight, idx, pad);
+  autograd::Record<EmbeddingBackward> record({&weight}, weight, idx, pad, sparse);
   Tensor rows = index_select(weight, 0, reshape(idx, {-1}));
   Shape shape(input.sizes().begin(), input.sizes().end());
   shape.push_back(weight.size(1));

@@ -390,7 +390,9 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::
                   const std::optional<Tensor>& bias = {}, double eps = 1e-5);
 Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight = {},
                   const std::optional<Tensor>& bias = {}, double eps = 1e-5);
-Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx = {});
+// With `sparse`, the weight's gradient is a sparse COO tensor with one entry per lookup.
+Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx = {},
+                 bool sparse = false);
 Tensor one_hot(const Tensor& input, int64_t num_classes = -1);
 // padding: (left, right) per dim from the last; mode "constant", "reflect" or "replicate".
 Tensor pad(const Tensor& input, IntArrayRef padding, std::string_view mode = "constant", double value = 0);

@@ -137,10 +137,18 @@ class Optimizer:
 
     # ---- helpers for subclasses ----
 
-    @staticmethod
-    def _params_with_grads(group):
+    def _params_with_grads(self, group, sparse=False):
+        """The parameters that have gradients, and their gradients; sparse ones only where the
+        subclass takes them (sparse=True), as in PyTorch."""
         params = [p for p in group["params"] if p.grad is not None]
-        return params, [p.grad for p in params]
+        grads = [p.grad for p in params]
+        if not sparse and any(g.is_sparse for g in grads):
+            raise RuntimeError(self._sparse_refusal)
+        return params, grads
+
+    @property
+    def _sparse_refusal(self):
+        return f"{type(self).__name__} does not support sparse gradients"
 
     def _state_list(self, params, key):
         # Looked up without indexing the defaultdict, which would leave an empty entry for every parameter.

@@ -1,5 +1,7 @@
-"""SGD with momentum, dampening, Nesterov momentum, weight decay and maximize."""
+"""SGD with momentum, dampening, Nesterov momentum, weight decay and maximize, for dense gradients
+(one fused step per group) and sparse ones (an embedding's: the rows they touch)."""
 
+from tensorplay import _C
 from tensorplay._C import _optim
 from tensorplay.autograd.grad_mode import no_grad
 from tensorplay.optim.optimizer import Optimizer, required
@@ -24,10 +26,36 @@ class SGD(Optimizer):
     def step(self, closure=None):
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            params, grads = self._params_with_grads(group)
+            params, grads = self._params_with_grads(group, sparse=True)
+            if any(g.is_sparse for g in grads):
+                for p, g in zip(params, grads):
+                    if g.is_sparse:
+                        self._sparse_step(p, g, group)
+                params = [p for p in params if not p.grad.is_sparse]
+                grads = [p.grad for p in params]
             buffers = _optim.sgd(params, grads, self._state_list(params, "momentum_buffer"), group["lr"],
                                  group["momentum"], group["dampening"], group["weight_decay"], group["nesterov"],
                                  group["maximize"])
             if group["momentum"] != 0:
                 self._store(params, "momentum_buffer", buffers)
         return loss
+
+    def _sparse_step(self, param, grad, group):
+        """The step for a sparse gradient. Its momentum buffer is dense (PyTorch's is a sparse tensor
+        that gathers every row ever touched): the same numbers, in memory that does not grow."""
+        if group["weight_decay"] != 0:
+            raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+        if group["maximize"]:
+            grad = _C._sparse_coo_tensor_unsafe(grad._indices(), grad._values().neg(), list(grad.shape),
+                                                grad.is_coalesced())
+        lr, momentum = group["lr"], group["momentum"]
+        if momentum == 0:
+            param.add_(grad, alpha=-lr)  # only the rows the gradient touches
+            return
+        buf = self.state[param].get("momentum_buffer")
+        if buf is None:
+            buf = grad.to_dense()
+        else:
+            buf.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
+        self.state[param]["momentum_buffer"] = buf
+        param.add_(grad.to_dense().add_(buf, alpha=momentum) if group["nesterov"] else buf, alpha=-lr)

@@ -1,5 +1,8 @@
-"""SparseAdam: Adam for sparse gradients. tensorplay has no sparse tensors, so every gradient
-is dense and step() refuses it exactly as torch.optim.SparseAdam does for dense gradients."""
+"""SparseAdam: Adam for sparse gradients (an embedding's with sparse=True). Only the rows a
+gradient touches move: their moments and values are updated, the others stay as they are, which is
+what makes it cheap for large embeddings and where it differs from Adam."""
+
+import math
 
 from tensorplay._C import Tensor
 from tensorplay.autograd.grad_mode import no_grad
@@ -23,6 +26,32 @@ class SparseAdam(Optimizer):
     def step(self, closure=None):
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            if any(p.grad is not None for p in group["params"]):
+            if any(p.grad is not None and not p.grad.is_sparse for p in group["params"]):
                 raise RuntimeError("SparseAdam does not support dense gradients, please consider Adam instead")
+            for p in group["params"]:
+                if p.grad is not None:
+                    self._update(p, p.grad.coalesce(), group)
         return loss
+
+    def _update(self, param, grad, group):
+        state = self.state[param]
+        if not state:
+            state["step"] = 0
+            state["exp_avg"] = param.new_zeros(param.shape)
+            state["exp_avg_sq"] = param.new_zeros(param.shape)
+        state["step"] += 1
+        g = grad._values()
+        if g.numel() == 0:
+            return
+        if group["maximize"]:
+            g = -g
+        rows = tuple(grad._indices())  # unique, as the gradient is coalesced
+        beta1, beta2 = group["betas"]
+        # Each moment moves a fraction (1 - beta) of the way to its new value, at these rows only.
+        exp_avg = state["exp_avg"][rows].lerp_(g, 1 - beta1)
+        exp_avg_sq = state["exp_avg_sq"][rows].lerp_(g * g, 1 - beta2)
+        state["exp_avg"].index_put_(rows, exp_avg)
+        state["exp_avg_sq"].index_put_(rows, exp_avg_sq)
+        step = state["step"]
+        step_size = group["lr"] * math.sqrt(1 - beta2 ** step) / (1 - beta1 ** step)
+        param.index_put_(rows, exp_avg / (exp_avg_sq.sqrt() + group["eps"]) * -step_size, accumulate=True)

@@ -9,11 +9,9 @@ __all__ = ["embedding", "embedding_bag", "one_hot"]
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
-    if sparse:
-        raise NotImplementedError("embedding: sparse=True needs sparse gradients, which tensorplay does not have")
     if max_norm is not None:
         _no_grad_embedding_renorm_(weight, input, max_norm, norm_type)
-    out = _nn.embedding(input, weight, padding_idx)
+    out = _nn.embedding(input, weight, padding_idx, bool(sparse))
     if scale_grad_by_freq:
         _scale_grad_by_freq(out, input, weight.size(0))
     return out

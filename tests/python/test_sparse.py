@@ -1,0 +1,665 @@
+"""Sparse COO tensors against torch's: construction (given and inferred sizes, dense dims, no entries,
+the dtype/device/requires_grad arguments), the constructor's errors, coalesce and the is_coalesced
+flags, to_dense and to_sparse round trips, torch.sparse.sum over every set of dims, the sparse
+softmaxes, sparse @ dense products (values and gradients, and gradcheck), the additions that take a
+sparse operand, repr, autocast, and clean errors from the ops that have no sparse path.
+
+Most cases build the same tensor in both libraries (`m`) and compare what comes out; sparse results
+are compared through their parts or densified."""
+
+import itertools
+import re
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import tensorplay as tp
+from shared import LIBS, run_isolated
+
+# torch warns, once per process, that it does not check invariants unless asked, and that its
+# sparse @ sparse goes through CSR, a beta layout.
+pytestmark = [pytest.mark.filterwarnings("ignore:Sparse invariant checks:UserWarning"),
+              pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta:UserWarning")]
+
+
+def name_of(dtype):
+    return str(dtype).split(".")[-1]
+
+
+def numpy_of(t):
+    """The elements of a tensor of either library (densified when sparse) as a numpy array."""
+    t = t.detach()
+    if t.is_sparse:
+        t = t.to_dense()
+    if name_of(t.dtype) == "bfloat16":
+        t = t.float()
+    return t.numpy()
+
+
+def assert_same(ours, theirs, rtol=1e-6, atol=1e-6):
+    """Same layout, dtype, shape and (densified) elements."""
+    assert ours.is_sparse == theirs.is_sparse
+    assert name_of(ours.dtype) == name_of(theirs.dtype)
+    assert list(ours.shape) == list(theirs.shape)
+    np.testing.assert_allclose(numpy_of(ours), numpy_of(theirs), rtol=rtol, atol=atol)
+
+
+# ---- the sparse tensors the cases run on: indices, values and size ----
+
+RNG = np.random.default_rng(0)
+
+CASES = {
+    # 2 sparse dims, entry (0, 2) twice and not in order
+    "matrix": ([[0, 1, 1, 0], [2, 0, 2, 2]], [1.0, -2.0, 3.0, 4.0], (2, 3)),
+    # 2 sparse dims and a dense one, entry (0, 1) twice
+    "hybrid": ([[0, 2, 0, 1], [1, 0, 1, 1]], RNG.normal(size=(4, 2)), (3, 2, 2)),
+    # 1 sparse dim and two dense ones
+    "rows": ([[3, 0]], RNG.normal(size=(2, 2, 3)), (4, 2, 3)),
+    # 3 sparse dims, sorted and unique
+    "cube": ([[0, 0, 1, 1], [0, 2, 1, 2], [1, 0, 1, 0]], [0.5, 1.5, -1.0, 2.0], (2, 3, 2)),
+    # no entries
+    "empty": (np.zeros((2, 0), dtype=np.int64), np.zeros(0), (2, 3)),
+    "empty hybrid": (np.zeros((1, 0), dtype=np.int64), np.zeros((0, 3)), (4, 3)),
+}
+
+
+def build(m, case, dtype="float32", with_size=True, **kwargs):
+    indices, values, size = CASES[case]
+    indices = m.from_numpy(np.asarray(indices, dtype=np.int64))
+    values = m.from_numpy(np.asarray(values, dtype=dtype))
+    if with_size:
+        return m.sparse_coo_tensor(indices, values, size, **kwargs)
+    return m.sparse_coo_tensor(indices, values, **kwargs)
+
+
+def both(call):
+    """call(m) for each library."""
+    return call(tp), call(torch)
+
+
+# ---- construction ----
+
+@pytest.mark.parametrize("with_size", [True, False], ids=["given size", "inferred size"])
+@pytest.mark.parametrize("case", CASES)
+def test_construction(case, with_size):
+    ours, theirs = both(lambda m: build(m, case, with_size=with_size))
+    assert ours.is_sparse and str(ours.layout) == "tensorplay.sparse_coo"
+    assert list(ours.shape) == list(theirs.shape)
+    assert (ours.sparse_dim(), ours.dense_dim(), ours._nnz()) == (theirs.sparse_dim(), theirs.dense_dim(),
+                                                                   theirs._nnz())
+    assert ours.dim() == theirs.dim() and ours.numel() == theirs.numel()
+    np.testing.assert_array_equal(ours._indices().numpy(), theirs._indices().numpy())
+    np.testing.assert_array_equal(ours._values().numpy(), theirs._values().numpy())
+    assert_same(ours.to_dense(), theirs.to_dense())
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.sparse_coo_tensor([[0, 2], [1, 0]], [1, 2]),
+    lambda m: m.sparse_coo_tensor([[0, 2], [1, 0]], [1, 2], dtype=m.float64),
+    lambda m: m.sparse_coo_tensor([[0, 2], [1, 0]], [1.0, 2.0], (4, 4), dtype=m.int32),
+    lambda m: m.sparse_coo_tensor([[0, 2]], [[True, False], [False, True]], device="cpu"),
+    lambda m: m.sparse_coo_tensor([[0, 2], [1, 0]], [1.0, 2.0], (3, 3), requires_grad=True),
+    lambda m: m.sparse_coo_tensor(m.tensor([[1]]), m.tensor([2.0], dtype=m.float64), device=m.device("cpu")),
+], ids=["list arguments", "dtype", "dtype casts values", "device", "requires_grad", "device object"])
+def test_construction_arguments(call):
+    ours, theirs = both(call)
+    assert name_of(ours.dtype) == name_of(theirs.dtype)
+    assert str(ours.device) == str(theirs.device) == "cpu"
+    assert ours.requires_grad == theirs.requires_grad
+    assert ours.is_leaf == theirs.is_leaf
+    assert_same(ours, theirs)
+
+
+@pytest.mark.parametrize("indices, size", [
+    ([[0, 3]], (3,)),
+    ([[0, -1]], (3,)),
+    ([[0, 1], [2, 4]], (2, 4)),
+    ([[0, 1], [-2, 1]], (2, 4)),
+], ids=["past the end", "negative", "past the end in dim 1", "negative in dim 1"])
+def test_indices_out_of_range_raise(indices, size):
+    """tensorplay checks the range always (torch only when asked), so a bad index fails at once."""
+    values = [1.0] * len(indices[0])
+    with pytest.raises((IndexError, RuntimeError), match="sparse_coo_tensor"):
+        tp.sparse_coo_tensor(indices, values, size)
+    with pytest.raises(RuntimeError), torch.sparse.check_sparse_tensor_invariants():
+        torch.sparse_coo_tensor(indices, values, size)
+
+
+@pytest.mark.parametrize("m", LIBS)
+@pytest.mark.parametrize("call, message", [
+    (lambda m: m.sparse_coo_tensor([[0, 1, 2]], [1.0, 2.0], (3,)), "nnz"),
+    (lambda m: m.sparse_coo_tensor([[0, 1]], [1.0, 2.0], (3, 4)), "len\\(size\\) == sparse_dim \\+ dense_dim"),
+    (lambda m: m.sparse_coo_tensor([[0, 1]], [[1.0, 2.0], [3.0, 4.0]], (3, 3)), "values has incorrect size"),
+    (lambda m: m.sparse_coo_tensor([[0, 1]], [1.0, 2.0], (2, 2, 2)), "len\\(size\\)"),
+], ids=["nnz differs", "too many sizes", "dense size differs", "too many sizes for values"])
+def test_inconsistent_arguments_raise(m, call, message):
+    with pytest.raises(RuntimeError, match=message):
+        call(m)
+
+
+@pytest.mark.parametrize("indices", [
+    lambda: tp.tensor([[0, 1]], dtype=tp.int32),
+    lambda: tp.tensor([[0.0, 1.0]]),
+    lambda: tp.tensor([[0, 1]], dtype=tp.int16),
+], ids=["int32", "float32", "int16"])
+def test_indices_that_are_not_int64_raise(indices):
+    """torch converts such indices; tensorplay asks for int64 ones."""
+    with pytest.raises(RuntimeError, match="sparse_coo_tensor.*int64"):
+        tp.sparse_coo_tensor(indices(), tp.tensor([1.0, 2.0]), (3,))
+
+
+@pytest.mark.parametrize("m", LIBS)
+def test_is_coalesced_true_is_checked_on_request(m):
+    build_unsorted = lambda **kw: m.sparse_coo_tensor([[1, 0, 1]], [1.0, 2.0, 3.0], (3,), is_coalesced=True, **kw)
+    with pytest.raises(RuntimeError):
+        build_unsorted(check_invariants=True)
+    with pytest.raises(RuntimeError), m.sparse.check_sparse_tensor_invariants():
+        build_unsorted()
+    assert not m.sparse.check_sparse_tensor_invariants.is_enabled()
+    assert build_unsorted(check_invariants=False).is_coalesced()
+    ok = m.sparse_coo_tensor([[0, 2]], [1.0, 2.0], (3,), is_coalesced=True, check_invariants=True)
+    assert ok.is_coalesced()
+
+
+# ---- coalesce ----
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+@pytest.mark.parametrize("case", CASES)
+def test_coalesce(case, dtype):
+    ours, theirs = both(lambda m: build(m, case, dtype=dtype))
+    ours_c, theirs_c = ours.coalesce(), theirs.coalesce()
+    assert ours_c.is_coalesced() and theirs_c.is_coalesced()
+    np.testing.assert_array_equal(ours_c.indices().numpy(), theirs_c.indices().numpy())
+    np.testing.assert_allclose(ours_c.values().numpy(), theirs_c.values().numpy(), rtol=1e-6)
+    assert name_of(ours_c.dtype) == name_of(theirs_c.dtype)
+    assert ours_c._nnz() == theirs_c._nnz()
+    assert_same(ours_c, ours.to_dense().to_sparse(ours.sparse_dim()))  # the same tensor, whichever way
+    again = ours_c.coalesce()
+    np.testing.assert_array_equal(again._indices().numpy(), ours_c._indices().numpy())
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: build(m, "matrix"),
+    lambda m: build(m, "cube"),
+    lambda m: build(m, "matrix").coalesce(),
+    lambda m: build(m, "empty"),
+    lambda m: m.sparse_coo_tensor([[1], [2]], [5.0], (2, 3)),
+    lambda m: build(m, "cube", is_coalesced=True),
+    lambda m: m.tensor([[0.0, 1.0], [2.0, 0.0]]).to_sparse(),
+    lambda m: m.tensor([[0.0, 1.0], [2.0, 0.0]]).to_sparse(1),
+    lambda m: build(m, "matrix").coalesce().double(),
+    lambda m: build(m, "matrix").coalesce().detach(),
+    lambda m: build(m, "matrix").coalesce() + build(m, "matrix").coalesce(),
+    lambda m: build(m, "matrix") + build(m, "matrix"),
+], ids=["unsorted with a duplicate", "sorted", "coalesced", "no entries", "one entry", "told so",
+        "to_sparse", "to_sparse(1)", "double of coalesced", "detach of coalesced", "sum of coalesced",
+        "sum of uncoalesced"])
+def test_is_coalesced_flag(call):
+    ours, theirs = both(call)
+    assert ours.is_coalesced() == theirs.is_coalesced()
+
+
+@pytest.mark.parametrize("m", LIBS)
+def test_indices_and_values_need_a_coalesced_tensor(m):
+    t = build(m, "matrix")
+    for part in (t.indices, t.values):
+        with pytest.raises(RuntimeError, match="uncoalesced"):
+            part()
+    assert t._values().tolist() == [1.0, -2.0, 3.0, 4.0]
+
+
+# ---- to_dense and to_sparse ----
+
+DENSE = {
+    "vector": np.array([0.0, 2.0, 0.0, -1.0]),
+    "matrix": np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 0.0], [3.0, 0.0, -2.0]]),
+    "3-D": np.array([[[0.0, 0.0], [1.0, 0.0]], [[0.0, 0.0], [0.0, 0.0]], [[2.0, 3.0], [0.0, 0.0]]]),
+    "zeros": np.zeros((2, 3)),
+    "no elements": np.zeros((0, 3)),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool"])
+@pytest.mark.parametrize("name, sparse_dim", [
+    (name, sparse_dim) for name, array in DENSE.items() for sparse_dim in [None, *range(1, array.ndim + 1)]])
+def test_to_sparse_round_trip(name, sparse_dim, dtype):
+    array = DENSE[name].astype(dtype)
+    ours, theirs = both(lambda m: m.from_numpy(array.copy()).to_sparse(*[sparse_dim] if sparse_dim else []))
+    assert ours.sparse_dim() == theirs.sparse_dim() and ours.dense_dim() == theirs.dense_dim()
+    np.testing.assert_array_equal(ours._indices().numpy(), theirs._indices().numpy())
+    np.testing.assert_array_equal(ours._values().numpy(), theirs._values().numpy())
+    assert ours.is_coalesced() == theirs.is_coalesced()
+    assert_same(ours.to_dense(), theirs.to_dense())
+    np.testing.assert_array_equal(ours.to_dense().numpy(), array)
+    if sparse_dim is None:
+        assert_same(ours.to_sparse_coo(), theirs.to_sparse_coo())
+
+
+@pytest.mark.parametrize("m", LIBS)
+def test_to_dense_of_zero_sparse_dims(m):
+    """A 0-dim tensor's sparse form, and a sparse tensor whose one entry is a dense block."""
+    scalar = m.tensor(3.0).to_sparse()
+    assert (scalar.sparse_dim(), scalar._nnz()) == (0, 1)
+    assert scalar.to_dense().item() == 3.0
+    block = m.sparse_coo_tensor(m.zeros(0, 1, dtype=m.int64), m.tensor([[1.0, 2.0]]), (2,))
+    assert block.to_dense().tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("m", LIBS)
+def test_to_sparse_of_a_sparse_tensor(m):
+    t = build(m, "hybrid")
+    assert t.to_sparse() is t or t.to_sparse()._nnz() == t._nnz()
+    assert t.to_sparse(2).sparse_dim() == 2
+    with pytest.raises(RuntimeError, match="sparse_dim"):
+        t.to_sparse(1)
+
+
+@pytest.mark.parametrize("case", ["matrix", "hybrid", "cube"])
+def test_sparse_mask(case):
+    def masked(m):
+        mask = build(m, case).coalesce()
+        source = m.from_numpy(np.arange(np.prod(mask.shape), dtype=np.float32).reshape(tuple(mask.shape)))
+        return source.sparse_mask(mask)
+    ours, theirs = both(masked)
+    assert_same(ours, theirs)
+    np.testing.assert_array_equal(ours._indices().numpy(), theirs._indices().numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int32", "bfloat16", "bool"])
+def test_to_dtype(dtype):
+    ours, theirs = both(lambda m: build(m, "hybrid").to(getattr(m, dtype)))
+    assert ours.is_sparse and ours.is_coalesced() == theirs.is_coalesced()
+    assert_same(ours, theirs, rtol=1e-2)
+    assert name_of(ours._values().dtype) == dtype
+    assert_same(*both(lambda m: build(m, "hybrid").double()))
+
+
+# ---- torch.sparse.sum ----
+
+def every_dim_set(ndim):
+    return [dims for k in range(1, ndim + 1) for dims in itertools.combinations(range(ndim), k)]
+
+
+SUMMED = [(case, dims) for case in ["matrix", "hybrid", "rows", "cube", "empty", "empty hybrid"]
+          for dims in [None, *every_dim_set(len(CASES[case][2]))]]
+
+
+@pytest.mark.parametrize("case, dims", SUMMED, ids=[f"{c}-{d}" for c, d in SUMMED])
+def test_sparse_sum(case, dims):
+    ours, theirs = both(lambda m: m.sparse.sum(build(m, case, dtype="float64"), dims) if dims is not None
+                        else m.sparse.sum(build(m, case, dtype="float64")))
+    assert_same(ours, theirs, rtol=1e-12)
+    if ours.is_sparse:
+        assert ours.sparse_dim() == theirs.sparse_dim() and ours.dense_dim() == theirs.dense_dim()
+
+
+@pytest.mark.parametrize("dims", [-1, (-1, 0), (0, -2), -3])
+def test_sparse_sum_negative_dims(dims):
+    assert_same(*both(lambda m: m.sparse.sum(build(m, "hybrid"), dims)))
+
+
+@pytest.mark.parametrize("dims", [None, 0, (0, 1)])
+@pytest.mark.parametrize("values_dtype, dtype", [("int32", "float64"), ("float32", "float64"), ("int64", None),
+                                                 ("bool", None)])
+def test_sparse_sum_dtype(dims, values_dtype, dtype):
+    def summed(m):
+        t = build(m, "matrix").to(getattr(m, values_dtype))
+        dt = None if dtype is None else getattr(m, dtype)
+        return m.sparse.sum(t, dtype=dt) if dims is None else m.sparse.sum(t, dims, dtype=dt)
+    assert_same(*both(summed))
+
+
+@pytest.mark.parametrize("m", LIBS)
+def test_sparse_sum_errors(m):
+    with pytest.raises(IndexError):
+        m.sparse.sum(build(m, "matrix"), 2)
+    with pytest.raises((RuntimeError, TypeError)):
+        m.sparse.sum(m.ones(2, 3), 0)
+
+
+def test_sparse_sum_gradient_reaches_the_values():
+    def grads(m):
+        values = m.tensor([1.0, 2.0, 3.0, 4.0], dtype=m.float64, requires_grad=True)
+        t = m.sparse_coo_tensor([[0, 1, 1, 0], [2, 0, 2, 2]], values, (2, 3))
+        weights = m.tensor([1.0, -2.0, 0.5], dtype=m.float64)
+        (m.sparse.sum(t, 0).to_dense() * weights).sum().backward()
+        return values.grad
+    assert_same(*both(grads))
+
+
+# ---- torch.sparse.softmax and log_softmax ----
+
+SOFTMAXES = [(op, case, dim) for op in ["softmax", "log_softmax"] for case in ["matrix", "hybrid", "rows", "cube"]
+             for dim in range(-len(CASES[case][2]), len(CASES[case][2]))]
+
+
+@pytest.mark.parametrize("op, case, dim", SOFTMAXES, ids=[f"{o}-{c}-{d}" for o, c, d in SOFTMAXES])
+def test_sparse_softmax(op, case, dim):
+    ours, theirs = both(lambda m: getattr(m.sparse, op)(build(m, case, dtype="float64"), dim))
+    assert ours.is_sparse
+    # torch's log_softmax leaves the unstored elements 0 (not -inf) when densified; so does ours.
+    assert_same(ours, theirs, rtol=1e-10, atol=1e-12)
+    assert_same(ours.coalesce(), theirs.coalesce(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+def test_sparse_softmax_dtype_and_large_values(op):
+    def call(m):
+        t = m.sparse_coo_tensor([[0, 0, 1], [0, 2, 1]], [1000.0, 999.0, -1000.0], (2, 3))
+        return getattr(m.sparse, op)(t, 1, dtype=m.float64)
+    ours, theirs = both(call)
+    assert_same(ours, theirs, rtol=1e-10)
+    assert np.isfinite(ours._values().numpy()).all()
+
+
+def test_sparse_softmax_gradient_reaches_the_values():
+    def grads(m):
+        values = m.tensor([1.0, 2.0, 3.0, 4.0], dtype=m.float64, requires_grad=True)
+        t = m.sparse_coo_tensor([[0, 1, 1, 0], [0, 0, 2, 2]], values, (2, 3))
+        weights = m.tensor([[1.0, -2.0, 0.5], [3.0, 1.0, -1.0]], dtype=m.float64)
+        (m.sparse.softmax(t, 1).to_dense() * weights).sum().backward()
+        return values.grad
+    assert_same(*both(grads), rtol=1e-10)
+
+
+@pytest.mark.parametrize("m", LIBS)
+def test_sparse_softmax_errors(m):
+    with pytest.raises(IndexError):
+        m.sparse.softmax(build(m, "matrix"), 2)
+
+
+# ---- sparse @ dense ----
+
+PRODUCTS = {
+    "mm": lambda m, s, d, bias: m.mm(s, d),
+    "matmul": lambda m, s, d, bias: m.matmul(s, d),
+    "@": lambda m, s, d, bias: s @ d,
+    "spmm": lambda m, s, d, bias: m.spmm(s, d),
+    "sparse.mm": lambda m, s, d, bias: m.sparse.mm(s, d),
+    "addmm": lambda m, s, d, bias: m.addmm(bias, s, d),
+    "addmm scaled": lambda m, s, d, bias: m.addmm(bias, s, d, beta=0.5, alpha=-2.0),
+    "sparse.addmm": lambda m, s, d, bias: m.sparse.addmm(bias, s, d, beta=2.0, alpha=0.25),
+    "Tensor.mm": lambda m, s, d, bias: s.mm(d),
+}
+
+MATRICES = {
+    "uncoalesced": ([[0, 1, 1, 0, 2], [2, 0, 2, 2, 3]], [1.0, -2.0, 3.0, 4.0, 0.5], (3, 4)),
+    "coalesced": ([[0, 1, 2], [1, 0, 3]], [1.5, -2.0, 3.0], (3, 4)),
+    "empty": (np.zeros((2, 0), dtype=np.int64), np.zeros(0), (3, 4)),
+}
+
+
+def product_inputs(m, matrix, dtype, values_grad, sparse_grad=False):
+    indices, values, size = MATRICES[matrix]
+    values = m.from_numpy(np.asarray(values, dtype=dtype)).requires_grad_(values_grad)
+    s = m.sparse_coo_tensor(m.from_numpy(np.asarray(indices, dtype=np.int64)), values, size,
+                            requires_grad=sparse_grad)
+    d = m.from_numpy(np.linspace(-1.0, 2.0, size[1] * 2).reshape(size[1], 2).astype(dtype)).requires_grad_(True)
+    bias = m.from_numpy(np.array([[1.0, -1.0], [0.5, 2.0], [0.0, 3.0]], dtype=dtype))
+    return values, s, d, bias
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("matrix", MATRICES)
+@pytest.mark.parametrize("product", PRODUCTS)
+def test_sparse_dense_product_and_gradients(product, matrix, dtype):
+    def run(m):
+        values, s, d, bias = product_inputs(m, matrix, dtype, values_grad=True)
+        out = PRODUCTS[product](m, s, d, bias)
+        weights = m.from_numpy(np.array([[1.0, 2.0], [-1.0, 0.5], [3.0, -2.0]], dtype=dtype))
+        (out * weights).sum().backward()
+        return out, values.grad, d.grad
+    (out, values_grad, d_grad), (t_out, t_values_grad, t_d_grad) = both(run)
+    tolerance = 1e-5 if dtype == "float32" else 1e-12
+    assert_same(out, t_out, rtol=tolerance, atol=tolerance)
+    assert_same(d_grad, t_d_grad, rtol=tolerance, atol=tolerance)
+    assert_same(values_grad, t_values_grad, rtol=tolerance, atol=tolerance)
+
+
+@pytest.mark.parametrize("matrix", ["coalesced", "uncoalesced"])
+@pytest.mark.parametrize("product", ["mm", "sparse.mm", "addmm"])
+def test_gradient_of_a_sparse_leaf(product, matrix):
+    """requires_grad=True on the sparse tensor: its .grad is sparse, the gradient at the stored
+    entries. torch's is that too after torch.sparse.mm, but dense and whole after torch.mm and
+    torch.addmm: those are compared at the stored entries."""
+    def run(m):
+        _, s, d, bias = product_inputs(m, matrix, "float64", values_grad=False, sparse_grad=True)
+        out = PRODUCTS[product](m, s, d, bias)
+        out.pow(2).sum().backward()
+        return s.grad, d.grad
+    (s_grad, d_grad), (t_s_grad, t_d_grad) = both(run)
+    assert s_grad is not None and s_grad.is_sparse
+    stored = np.zeros(MATRICES[matrix][2], dtype=bool)
+    stored[tuple(np.asarray(MATRICES[matrix][0], dtype=np.int64))] = True
+    np.testing.assert_allclose(numpy_of(s_grad), np.where(stored, numpy_of(t_s_grad), 0.0), rtol=1e-12)
+    assert_same(d_grad, t_d_grad, rtol=1e-12)
+
+
+@pytest.mark.parametrize("a, b", [("coalesced", "uncoalesced"), ("uncoalesced", "empty")])
+def test_sparse_mm_of_two_sparse_matrices(a, b):
+    def run(m):
+        first = product_inputs(m, a, "float64", values_grad=False)[1]
+        second = product_inputs(m, b, "float64", values_grad=False)[1]
+        return m.sparse.mm(first, second.to_dense().t().to_sparse())
+    assert_same(*both(run), rtol=1e-12)
+
+
+@pytest.mark.parametrize("m", LIBS)
+@pytest.mark.parametrize("call", [
+    lambda m, s: m.mm(m.sparse_coo_tensor([[0, 2]], m.ones(2, 4), (3, 4)), m.ones(4, 2)),
+    lambda m, s: m.mm(build(m, "hybrid"), m.ones(2, 2)),
+    lambda m, s: m.mm(s, m.ones(3, 2)),
+    lambda m, s: m.mm(s, m.ones(4, 2, dtype=m.float64)),
+    lambda m, s: m.addmm(m.ones(2, 2), s, m.ones(3, 2)),
+], ids=["one sparse dim", "hybrid", "shapes", "dtypes", "addmm shapes"])
+def test_sparse_product_errors(m, call):
+    with pytest.raises(RuntimeError):
+        call(m, m.sparse_coo_tensor([[0, 2], [1, 3]], [1.0, 2.0], (3, 4)))
+
+
+@pytest.mark.parametrize("product", ["mm", "matmul", "spmm", "sparse.mm", "addmm", "sparse.addmm"])
+def test_sparse_product_under_autocast(product):
+    def run(m):
+        _, s, d, bias = product_inputs(m, "uncoalesced", "float32", values_grad=False)
+        with m.autocast("cpu"):
+            return PRODUCTS[product](m, s, d.detach(), bias)
+    try:
+        theirs = run(torch)
+    except RuntimeError:
+        pytest.skip("torch refuses this product under autocast")
+    ours = run(tp)
+    assert_same(ours, theirs, rtol=2e-2, atol=2e-2)
+    assert name_of(ours.dtype) == "bfloat16"
+
+
+# ---- gradcheck ----
+
+@pytest.mark.parametrize("indices", [[[0, 1, 1, 0], [2, 0, 2, 2]], [[0, 0, 1, 1], [0, 2, 0, 2]]],
+                         ids=["a duplicate", "coalesced"])
+def test_gradcheck_of_values_to_dense(indices):
+    indices = tp.tensor(indices)
+    values = tp.tensor([1.0, -2.0, 3.0, 4.0], dtype=tp.float64, requires_grad=True)
+    assert tp.autograd.gradcheck(lambda v: tp.sparse_coo_tensor(indices, v, (2, 3)).to_dense(), (values,))
+    assert tp.autograd.gradcheck(lambda v: tp.sparse_coo_tensor(indices, v, (2, 3)).coalesce().to_dense(),
+                                 (values,))
+
+
+def test_gradcheck_of_hybrid_values_to_dense():
+    indices = tp.tensor([[0, 2, 0, 1], [1, 0, 1, 1]])
+    values = tp.from_numpy(np.asarray(CASES["hybrid"][1], dtype=np.float64)).requires_grad_(True)
+    assert tp.autograd.gradcheck(lambda v: tp.sparse_coo_tensor(indices, v, (3, 2, 2)).to_dense(), (values,))
+
+
+@pytest.mark.parametrize("matrix", ["uncoalesced", "coalesced"])
+@pytest.mark.parametrize("product", ["mm", "sparse.mm", "addmm scaled"])
+def test_gradcheck_of_sparse_mm(product, matrix):
+    values, _, d, bias = product_inputs(tp, matrix, "float64", values_grad=True)
+    indices = tp.from_numpy(np.asarray(MATRICES[matrix][0], dtype=np.int64))
+
+    def f(v, d):
+        return PRODUCTS[product](tp, tp.sparse_coo_tensor(indices, v, (3, 4)), d, bias)
+    assert tp.autograd.gradcheck(f, (values, d))
+
+
+@pytest.mark.parametrize("function", [
+    lambda m, s, d: m.sparse.mm(s, d),
+    lambda m, s, d: m.sparse.softmax(s, 1),
+    lambda m, s, d: m.sparse.sum(s, 0),
+], ids=["mm", "softmax", "sum"])
+def test_as_sparse_gradcheck(function):
+    _, s, d, _ = product_inputs(tp, "coalesced", "float64", values_grad=False, sparse_grad=True)
+    gradcheck = tp.sparse.as_sparse_gradcheck(tp.autograd.gradcheck)
+    assert gradcheck(lambda s, d: function(tp, s, d), (s, d))
+
+
+# ---- addition ----
+
+ADDITIONS = {
+    "sparse + sparse": lambda m, a, b, dense: a + b,
+    "sparse.add(sparse, alpha)": lambda m, a, b, dense: a.add(b, alpha=-2.0),
+    "torch.add(sparse, sparse)": lambda m, a, b, dense: m.add(a, b),
+    "dense + sparse": lambda m, a, b, dense: dense + a,
+    "torch.add(dense, sparse, alpha)": lambda m, a, b, dense: m.add(dense, b, alpha=3.0),
+    "dense.add_(sparse)": lambda m, a, b, dense: dense.add_(a),
+    "dense.add_(sparse, alpha)": lambda m, a, b, dense: dense.add_(b, alpha=0.5),
+    "dense += sparse": lambda m, a, b, dense: dense.__iadd__(a),
+}
+
+
+@pytest.mark.parametrize("coalesced", [False, True])
+@pytest.mark.parametrize("case", ["matrix", "hybrid", "empty"])
+@pytest.mark.parametrize("addition", ADDITIONS)
+def test_additions(addition, case, coalesced):
+    def run(m):
+        a = build(m, case, dtype="float64")
+        a = a.coalesce() if coalesced else a
+        b = m.sparse_coo_tensor(a._indices().flip(1), a._values() * 2.0, tuple(a.shape))
+        dense = m.from_numpy(np.arange(np.prod(a.shape), dtype=np.float64).reshape(tuple(a.shape)))
+        return ADDITIONS[addition](m, a, b, dense)
+    ours, theirs = both(run)
+    assert_same(ours, theirs, rtol=1e-12)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, s: m.ones(2, 3, dtype=m.int64) + s,
+    lambda m, s: s + s.to(m.float64),
+    lambda m, s: m.ones(2, 3, dtype=m.float64) + s,
+    lambda m, s: m.ones(2, 3, dtype=m.float64).add_(s),
+], ids=["int64 dense + float32 sparse", "float32 + float64 sparse", "float64 dense + float32 sparse",
+        "float64 dense add_ float32 sparse"])
+def test_addition_dtypes(call):
+    assert_same(*both(lambda m: call(m, build(m, "matrix"))))
+
+
+@pytest.mark.parametrize("m", LIBS)
+@pytest.mark.parametrize("call", [
+    lambda m, s: s + m.ones(2, 3),
+    lambda m, s: s.add(m.ones(2, 3)),
+    lambda m, s: m.ones(3, 3) + s,
+    lambda m, s: m.ones(2, 3, dtype=m.int64).add_(s),
+    lambda m, s: s + m.sparse_coo_tensor([[0]], [1.0], (3,)),
+], ids=["sparse + dense", "sparse.add(dense)", "sizes differ", "float into an int64 tensor", "sparse sizes differ"])
+def test_addition_errors(m, call):
+    with pytest.raises(RuntimeError):
+        call(m, build(m, "matrix"))
+
+
+def test_addition_gradients():
+    def grads(m):
+        values = m.tensor([1.0, -2.0, 3.0, 4.0], dtype=m.float64, requires_grad=True)
+        s = m.sparse_coo_tensor([[0, 1, 1, 0], [2, 0, 2, 2]], values, (2, 3))
+        dense = m.ones(2, 3, dtype=m.float64, requires_grad=True)
+        weights = m.tensor([[1.0, 2.0, 3.0], [-1.0, 0.5, 4.0]], dtype=m.float64)
+        ((dense + (s + s)) * weights).sum().backward()
+        return values.grad, dense.grad
+    (values_grad, dense_grad), (t_values_grad, t_dense_grad) = both(grads)
+    assert_same(values_grad, t_values_grad)
+    assert_same(dense_grad, t_dense_grad)
+
+
+# ---- detach, requires_grad and repr ----
+
+def test_detach():
+    ours, theirs = both(lambda m: build(m, "matrix", requires_grad=True).detach())
+    assert ours.is_sparse and not ours.requires_grad and not theirs.requires_grad
+    assert_same(ours, theirs)
+
+
+def normalised(text):
+    return re.sub(r"\s+", " ", text.replace("torch.", "tensorplay.")).strip()
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: build(m, "matrix"),
+    lambda m: build(m, "matrix").coalesce(),
+    lambda m: build(m, "hybrid", dtype="float64"),
+    lambda m: build(m, "cube").to(m.int64),
+    lambda m: build(m, "empty"),
+    lambda m: m.sparse_coo_tensor([[0, 1]], [True, False], (2,)),
+    lambda m: m.sparse_coo_tensor([[0, 1]], [1.0, 2.0], (3,), requires_grad=True),
+    lambda m: m.tensor(3.0).to_sparse(),
+], ids=["matrix", "coalesced", "hybrid float64", "int64", "empty", "bool", "requires_grad", "0-dim"])
+def test_repr(call):
+    ours, theirs = both(call)
+    assert normalised(repr(ours)) == normalised(repr(theirs))
+
+
+# ---- ops without a sparse path ----
+
+UNSUPPORTED = {
+    "exp": lambda s: s.exp(),
+    "view": lambda s: s.view(6),
+    "reshape": lambda s: s.reshape(6),
+    "numpy": lambda s: s.numpy(),
+    "tolist": lambda s: s.tolist(),
+    "item": lambda s: s.item(),
+    "sum": lambda s: s.sum(),
+    "mean": lambda s: s.mean(),
+    "max": lambda s: s.max(),
+    "eq": lambda s: s == s,
+    "add scalar": lambda s: s + 1,
+    "nonzero": lambda s: s.nonzero(),
+    "data_ptr": lambda s: s.data_ptr(),
+    "contiguous": lambda s: s.contiguous(),
+    "clamp": lambda s: s.clamp(0, 1),
+    "dense @ sparse": lambda s: tp.ones(2, 2) @ s,
+    "index": lambda s: s[0, 1],
+    "fill_": lambda s: s.fill_(1.0),
+    "add_ scalar": lambda s: s.add_(1.0),
+    "mul_": lambda s: s.mul_(2.0),
+    "copy_ from dense": lambda s: s.copy_(tp.ones(2, 3)),
+    "masked_fill_": lambda s: s.masked_fill_(tp.ones(2, 3, dtype=tp.bool), 0.0),
+    "index_put_": lambda s: s.index_put_((tp.tensor([0]), tp.tensor([1])), tp.tensor([5.0])),
+    "uniform_": lambda s: s.uniform_(),
+    "sparse.add_(dense)": lambda s: s.add_(tp.ones(2, 3)),
+    "len and bool": lambda s: bool(s),
+}
+
+
+@pytest.mark.parametrize("op", UNSUPPORTED)
+def test_unsupported_ops_raise_cleanly(op):
+    """In a child process, so that a crash fails this case alone."""
+    def check(call):
+        s = build(tp, "matrix")
+        try:
+            result = call(s)
+        except (NotImplementedError, RuntimeError, TypeError) as e:
+            assert str(e), "the error says nothing"
+            return
+        raise AssertionError(f"no error; returned {type(result).__name__}")
+    run_isolated(check, UNSUPPORTED[op])
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, s: m.zeros_like(s),
+    lambda m, s: m.empty_like(s),
+    lambda m, s: s.new_zeros(2, 3),
+], ids=["zeros_like", "empty_like", "new_zeros"])
+def test_like_constructors_keep_the_layout(call):
+    """torch gives a sparse tensor; a dense one (let alone of uninitialised memory) is not the same."""
+    ours, theirs = both(lambda m: call(m, build(m, "matrix")))
+    assert ours.is_sparse == theirs.is_sparse
+    if theirs.is_sparse:
+        assert ours._nnz() == theirs._nnz() == 0
