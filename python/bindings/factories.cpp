@@ -122,7 +122,8 @@ void init_factories(nb::module_& m) {
                      : empty_strided(sizes, memory_format_strides("empty", sizes, format), o.dtype, o.device);
     return requiring_grad(out, requires_grad);
   }, "size"_a, TP_FACTORY_KWARGS, "memory_format"_a = MemoryFormat::Contiguous);
-  def_like_factory(m, "zeros_like", [](const Tensor& t) { return zero_(t); });
+  // (empty_like of a sparse tensor is one without entries: zeros already.)
+  def_like_factory(m, "zeros_like", [](const Tensor& t) { return t.is_sparse() ? t : zero_(t); });
   def_like_factory(m, "ones_like", [](const Tensor& t) { return fill_(t, 1); });
   def_like_factory(m, "empty_like", [](const Tensor& t) { return t; });
   def_like_factory(m, "rand_like", [](const Tensor& t) { return uniform_(t); });

@@ -47,11 +47,13 @@ def sum(input, dim=None, dtype=None):
     """The sum of a sparse tensor's elements over dim (all of them by default). Summing over every
     sparse dim gives a dense tensor; over some of them, a coalesced sparse tensor of the rest."""
     _check_sparse("sparse.sum", input)
+    if dim is None:
+        # Coalesced first, so that a bool tensor's repeated entries count once, as in PyTorch.
+        values = input.coalesce()._values()
+        return (values if dtype is None else values.to(dtype)).sum()
     values, indices = input._values(), input._indices()
     if dtype is not None:
         values = values.to(dtype)
-    if dim is None:
-        return values.sum()
     dims = [dim] if isinstance(dim, int) else list(dim)
     dims = sorted({_wrap("sparse.sum", d, input.dim()) for d in dims})
     sparse_dim = indices.shape[0]

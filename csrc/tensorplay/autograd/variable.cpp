@@ -391,6 +391,7 @@ void AccumulateGrad::run_pre_hooks(TensorList& grads) const {
 TensorList AccumulateGrad::apply(TensorList&& grads) {
   Tensor g = std::move(grads[0]);
   if (!g.defined()) return {};
+  if (g.is_sparse()) g = sparse_leaf_gradient(g, variable_);
   AutogradMeta& m = ensure_meta(variable_);
   {
     std::lock_guard lock(m.mutex);

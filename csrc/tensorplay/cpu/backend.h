@@ -1,7 +1,7 @@
 #pragma once
 // The CPU implementation of the kernel interface (dispatch/backend.h). Its methods are defined
 // by family: copy.cpp, unary.cpp, binary.cpp, reduce.cpp, sort.cpp, gemm.cpp, indexing.cpp, conv.cpp,
-// norm.cpp, pool.cpp, optim.cpp, rnn.cpp, lapack.cpp, fft.cpp, special.cpp, amp.cpp,
+// norm.cpp, pool.cpp, optim.cpp, rnn.cpp, lapack.cpp, fft.cpp, special.cpp, sparse.cpp, amp.cpp,
 // random.cpp.
 
 #include "tensorplay/dispatch/backend.h"
@@ -70,6 +70,8 @@ class CpuBackend final : public Backend {
   void svd(const Tensor& a, const Tensor& s, const Tensor& u, const Tensor& vh, const Tensor& info) override;
   void eigh(const Tensor& a, const Tensor& w, const Tensor& info, bool upper, bool vectors) override;
 
+  void sparse_rows_mm(const Tensor& out, const Tensor& row_offsets, const Tensor& cols, const Tensor& values,
+                      const Tensor& b) override;
   void special_function(SpecialFunction f, const Tensor& out, const Tensor& x, const Tensor& n) override;
   void fft_c2c(const Tensor& in, const Tensor& out, IntArrayRef dims, bool forward, double scale) override;
   void fft_r2c(const Tensor& in, const Tensor& out, IntArrayRef dims, double scale) override;

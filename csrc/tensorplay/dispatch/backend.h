@@ -191,6 +191,13 @@ class Backend {
   // dims.back() is out's / 2 + 1), real out; the imaginary parts that symmetry makes zero are ignored.
   virtual void fft_c2r(const Tensor& in, const Tensor& out, IntArrayRef dims, double scale) = 0;
 
+  // A sparse matrix in compressed rows times a dense one: out[i, :] = the sum over entries e from
+  // row_offsets[i] to row_offsets[i + 1] of values[e] * b[cols[e], :]. out [rows, k] and b [m, k]
+  // contiguous, in values' dtype (not bool); row_offsets [rows + 1] and cols [nnz] contiguous int64,
+  // checked by the op. 16-bit floats accumulate in float32.
+  virtual void sparse_rows_mm(const Tensor& out, const Tensor& row_offsets, const Tensor& cols, const Tensor& values,
+                              const Tensor& b) = 0;
+
   // One LSTM time step's elementwise part over n rows (contiguous, one float dtype). `gates` holds
   // the pre-activations of the input, forget, cell and output gates, [n, 4 * hidden] in that
   // order, and is overwritten with their activations i, f, g, o; then c = f * c_prev + i * g and

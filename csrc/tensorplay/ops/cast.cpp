@@ -126,6 +126,8 @@ Tensor clone(const Tensor& t, MemoryFormat format) {
 
 Tensor empty_like(const Tensor& t, OptionalDType dtype, std::optional<Device> device, MemoryFormat format) {
   TP_OP_SPAN(empty_like, t);
+  if (t.is_sparse()) [[unlikely]]
+    return sparse_zeros_like(t, dtype.value_or(t.dtype()), device.value_or(t.device()));
   return empty_in_format("empty_like", t, dtype.value_or(t.dtype()), device.value_or(t.device()), format);
 }
 

@@ -103,6 +103,8 @@ Tensor ones(IntArrayRef sizes, OptionalDType dtype, Device device) {
   return full(sizes, 1, dtype.value_or(get_default_dtype()), device);
 }
 Tensor zeros_like(const Tensor& t, OptionalDType dtype, std::optional<Device> device) {
+  if (t.is_sparse()) [[unlikely]]
+    return empty_like(t, dtype, device);  // a sparse tensor without entries
   return full_like(t, 0, dtype, device);
 }
 Tensor ones_like(const Tensor& t, OptionalDType dtype, std::optional<Device> device) {

@@ -129,6 +129,7 @@ Tensor recorded_product(const char* name, bool batched, const Tensor* self, cons
 Tensor mm(const Tensor& a, const Tensor& b) {
   TP_OP_ENTRY(mm, a, b);
   if (a.is_sparse()) return sparse_mm(a, b);
+  if (b.is_sparse()) return dense_sparse_mm(a, b);
   check_dims("mm", a, 2, "self");
   check_dims("mm", b, 2, "mat2");
   check_same_dtype("mm", a, b);
@@ -244,7 +245,9 @@ Tensor outer(const Tensor& a, const Tensor& b) {
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
   TP_OP_ENTRY(matmul, a, b);
+  if (a.is_sparse() && b.dim() == 1) return squeeze(sparse_mm(a, unsqueeze(b, 1)), {1});
   if (a.is_sparse()) return sparse_mm(a, b);
+  if (b.is_sparse()) return dense_sparse_mm(a, b);
   TP_CHECK(a.dim() > 0 && b.dim() > 0, "[matmul] both arguments to matmul need to be at least 1D, but they are ",
            a.dim(), "D and ", b.dim(), "D");
   // The batched case below runs bmm, which checks dtypes after the shapes; the others, first.

@@ -445,7 +445,17 @@ Tensor to_dense(const Tensor& t, OptionalDType dtype = {});
 Tensor sparse_add(const Tensor& a, const Tensor& b, const Scalar& alpha);
 Tensor sparse_add_(const Tensor& self, const Tensor& other, const Scalar& alpha);
 Tensor sparse_to(const Tensor& t, Device device, ScalarType dtype, bool copy);
+// The gradient of a sparse leaf as its .grad holds it. One that came back through values() holds an
+// entry for each entry the leaf stores; where the leaf stores an index more than once, each of those
+// holds the gradient at that index (an element is the sum of its entries), so .grad says it once.
+Tensor sparse_leaf_gradient(const Tensor& grad, const Tensor& variable);
 Tensor sparse_mm(const Tensor& a, const Tensor& b);
+// a @ b with b sparse: (b^T @ a^T)^T.
+Tensor dense_sparse_mm(const Tensor& a, const Tensor& b);
+// Swaps two sparse dims (their index rows) or two dense ones (the values' dims).
+Tensor sparse_transpose(const Tensor& t, int64_t dim0, int64_t dim1);
+// A sparse tensor of t's sizes without entries: what empty_like and zeros_like give for one.
+Tensor sparse_zeros_like(const Tensor& t, ScalarType dtype, Device device);
 
 // ---- operators, for C++ readers ----
 inline Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }

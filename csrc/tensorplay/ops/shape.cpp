@@ -386,6 +386,8 @@ class TransposeBackward final : public autograd::Node {
 Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
   TP_OP_SPAN(transpose, t, dim0, dim1);
   int64_t a = wrap_dim("transpose", dim0, t.dim()), b = wrap_dim("transpose", dim1, t.dim());
+  if (t.is_sparse()) [[unlikely]]
+    return sparse_transpose(t, a, b);
   Shape sizes(t.sizes().begin(), t.sizes().end()), strides(t.strides().begin(), t.strides().end());
   if (t.dim()) {
     std::swap(sizes[a], sizes[b]);
@@ -398,6 +400,8 @@ Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
 Tensor t(const Tensor& x) {
   TP_OP_SPAN(t, x);
   TP_CHECK(x.dim() <= 2, "[t] expects a tensor with <= 2 dimensions, but self is ", x.dim(), "D");
+  if (x.is_sparse()) [[unlikely]]
+    return x.dim() < 2 ? x : sparse_transpose(x, 0, 1);
   if (x.dim() < 2)
     return recorded_view<TransposeBackward>(x, Shape(x.sizes().begin(), x.sizes().end()),
                                             Shape(x.strides().begin(), x.strides().end()), x.storage_offset(),

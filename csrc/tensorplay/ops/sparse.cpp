@@ -6,6 +6,8 @@
 #include <algorithm>
 
 #include "tensorplay/autograd/record.h"
+#include "tensorplay/autograd/saved_tensor.h"
+#include "tensorplay/dispatch/backend.h"
 #include "tensorplay/ops/ops.h"
 #include "tensorplay/profiler/op_span.h"
 
@@ -24,6 +26,17 @@ std::vector<std::optional<Tensor>> index_rows(const Tensor& indices) {
   std::vector<std::optional<Tensor>> rows;
   for (int64_t d = 0; d < indices.size(0); ++d) rows.emplace_back(select(indices, 0, d));
   return rows;
+}
+
+// dense + the entries (each value added at its index), in place or not. Without sparse dims every
+// entry covers the whole tensor.
+Tensor add_entries(const Tensor& dense, const Tensor& indices, const Tensor& values, bool in_place) {
+  if (indices.size(0) == 0) {
+    const Tensor total = sum(values, {0}, false, values.dtype());
+    return in_place ? add_(dense, total) : add(dense, total);
+  }
+  return in_place ? index_put_(dense, index_rows(indices), values, true)
+                  : index_put(dense, index_rows(indices), values, true);
 }
 
 // Each entry's position in the row-major order of the sparse dims, as one int64.
@@ -101,6 +114,28 @@ class ValuesBackward final : public autograd::Node {
   bool coalesced_;
 };
 
+// The gradients of a sparse a's values and of a dense b through a @ b, over a's entries (row, col):
+// grad_values[e] = <grad[row], conj(b[col])>, grad_b[col] += conj(values[e]) grad[row].
+class SparseMmBackward final : public autograd::Node {
+ public:
+  SparseMmBackward(Tensor rows, Tensor cols, const Tensor& values, const Tensor& b)
+      : rows_(std::move(rows)), cols_(std::move(cols)), values_(values, false), b_(b, false) {}
+  std::string name() const override { return "MmBackward0"; }
+  TensorList apply(TensorList&& grads) override {
+    Tensor grad_rows = index_select(grads[0], 0, rows_), grad_values, grad_b;
+    if (needs_input_grad(0)) grad_values = sum(mul(grad_rows, conj(index_select(b_.unpack(*this), 0, cols_))), {1});
+    if (needs_input_grad(1)) {
+      const Tensor b = b_.unpack(*this);
+      grad_b = index_put(zeros_like(b), {cols_}, mul(grad_rows, unsqueeze(conj(values_.unpack(*this)), 1)), true);
+    }
+    return {grad_values, grad_b};
+  }
+
+ private:
+  Tensor rows_, cols_;
+  autograd::SavedTensor values_, b_;
+};
+
 void check_sparse(const char* op, const Tensor& t) {
   TP_CHECK(t.is_sparse(), "[", op, "] expected a sparse COO tensor, but got a strided one");
 }
@@ -108,8 +143,11 @@ void check_sparse(const char* op, const Tensor& t) {
 }  // namespace
 
 Tensor sparse_coo_tensor_unsafe(const Tensor& indices, const Tensor& values, IntArrayRef sizes, bool coalesced) {
+  // The node keeps the indices the tensor stores (integers, never differentiable, so not detached),
+  // by which it knows values()'s gradient (values_at).
   autograd::Record<SparseCooTensorBackward> record({&values}, indices, sizes);
-  return record.finish(sparse_from(autograd::detach(indices), autograd::detach(values), sizes, coalesced));
+  // At most one entry is coalesced whatever the caller knew (PyTorch marks it so too).
+  return record.finish(sparse_from(indices, autograd::detach(values), sizes, coalesced || indices.size(1) <= 1));
 }
 
 Tensor sparse_coo_tensor(const Tensor& indices, const Tensor& values, IntArrayRef sizes, bool coalesced) {
@@ -146,7 +184,7 @@ Tensor sparse_coo_tensor(const Tensor& indices, const Tensor& values, IntArrayRe
 
 Tensor sparse_indices(const Tensor& t) {
   check_sparse("_indices", t);
-  return autograd::detach(Tensor(t.impl()->sparse_indices()));
+  return Tensor(t.impl()->sparse_indices());  // the stored tensor, as PyTorch's alias shows it
 }
 
 Tensor sparse_values(const Tensor& t) {
@@ -167,8 +205,7 @@ Tensor to_dense(const Tensor& t, OptionalDType dtype) {
   if (!t.is_sparse()) return dtype ? to(t, *dtype) : t;
   Tensor values = sparse_values(t);
   if (dtype) values = to(values, *dtype);
-  return index_put(zeros(t.sizes(), values.dtype(), t.device()), index_rows(sparse_indices(t)), values,
-                   /*accumulate=*/true);
+  return add_entries(zeros(t.sizes(), values.dtype(), t.device()), sparse_indices(t), values, false);
 }
 
 Tensor sparse_add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
@@ -179,11 +216,16 @@ Tensor sparse_add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
   const ScalarType dtype = result_type(a, b);
   Tensor values = to(sparse_values(b), dtype);
   if (!(alpha.is_integral() && alpha.to<int64_t>() == 1)) values = mul(values, alpha);
-  if (!a.is_sparse()) return index_put(to(a, dtype), index_rows(sparse_indices(b)), values, /*accumulate=*/true);
+  if (!a.is_sparse()) return add_entries(to(a, dtype), sparse_indices(b), values, false);
   TP_CHECK(sparse_indices(a).size(0) == sparse_indices(b).size(0), "[add] the sparse tensors have ",
            sparse_indices(a).size(0), " and ", sparse_indices(b).size(0), " sparse dims");
-  return sparse_coo_tensor_unsafe(cat({sparse_indices(a), sparse_indices(b)}, 1),
-                                  cat({to(sparse_values(a), dtype), values}), a.sizes(), false);
+  if (sparse_indices(a).is_same(sparse_indices(b)))  // one set of entries (two gradients of one tensor, say)
+    return sparse_coo_tensor_unsafe(sparse_indices(a), add(to(sparse_values(a), dtype), values), a.sizes(),
+                                    a.impl()->is_coalesced());
+  Tensor sum = sparse_coo_tensor_unsafe(cat({sparse_indices(a), sparse_indices(b)}, 1),
+                                        cat({to(sparse_values(a), dtype), values}), a.sizes(), false);
+  // The sum of two coalesced tensors is coalesced, as in PyTorch.
+  return a.impl()->is_coalesced() && b.impl()->is_coalesced() ? coalesce(sum) : sum;
 }
 
 Tensor sparse_add_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
@@ -191,9 +233,24 @@ Tensor sparse_add_(const Tensor& self, const Tensor& other, const Scalar& alpha)
            "ones");
   TP_CHECK(std::ranges::equal(self.sizes(), other.sizes()), "[add_] a sparse tensor is added only to a tensor of "
            "its size, got ", to_string(self.sizes()), " and ", to_string(other.sizes()));
+  const ScalarType dtype = result_type(self, other);
+  TP_CHECK(can_cast(dtype, self.dtype()), "[add_] result type ", name(dtype), " can't be cast to the desired output "
+           "type ", name(self.dtype()));
   Tensor values = sparse_values(other);
   if (!(alpha.is_integral() && alpha.to<int64_t>() == 1)) values = mul(values, alpha);
-  return index_put_(self, index_rows(sparse_indices(other)), to(values, self.dtype()), /*accumulate=*/true);
+  return add_entries(self, sparse_indices(other), to(values, self.dtype()), true);
+}
+
+Tensor sparse_leaf_gradient(const Tensor& grad, const Tensor& variable) {
+  if (!variable.is_sparse() || variable.impl()->is_coalesced() || !grad.is_sparse() ||
+      !sparse_indices(grad).is_same(sparse_indices(variable)))
+    return grad;
+  const Tensor indices = sparse_indices(grad), values = sparse_values(grad);
+  Coalesced summed = coalesce_entries(indices, values, grad.sizes());
+  Coalesced counts = coalesce_entries(indices, ones({indices.size(1)}, values.dtype(), values.device()), grad.sizes());
+  Tensor count = counts.values;
+  for (int64_t d = 1; d < values.dim(); ++d) count = unsqueeze(count, -1);
+  return sparse_coo_tensor_unsafe(summed.indices, div(summed.values, count), grad.sizes(), true);
 }
 
 Tensor sparse_to(const Tensor& t, Device device, ScalarType dtype, bool copy) {
@@ -210,11 +267,48 @@ Tensor sparse_mm(const Tensor& a, const Tensor& b) {
            " and ", b.size(0), "x", b.size(1), ")");
   TP_CHECK(a.dtype() == b.dtype(), "[mm] expected both operands to have the same dtype, but got ", name(a.dtype()),
            " and ", name(b.dtype()));
-  const Tensor indices = sparse_indices(a);
-  Tensor rows_of_b = index_select(b, 0, select(indices, 0, 1));
-  Tensor terms = mul(rows_of_b, unsqueeze(sparse_values(a), 1));
-  return index_put(zeros({a.size(0), b.size(1)}, b.dtype(), b.device()), {select(indices, 0, 0)}, terms,
-                   /*accumulate=*/true);
+  TP_CHECK(b.dtype() != ScalarType::Bool, "[mm] \"addmm_sparse_dense\" not implemented for 'Bool'");
+  // Coalesced entries are sorted by row: the kernel reads them as compressed rows.
+  const Tensor coalesced = coalesce(a), indices = sparse_indices(coalesced), values = sparse_values(coalesced);
+  const int64_t n = a.size(0), nnz = indices.size(1);
+  const Tensor rows = select(indices, 0, 0), cols = contiguous(select(indices, 0, 1));
+  const Tensor row_offsets = cumsum(index_put(zeros({n + 1}, ScalarType::Int64, b.device()), {add(rows, Scalar(1))},
+                                              ones({nnz}, ScalarType::Int64, b.device()), /*accumulate=*/true),
+                                    0);
+  autograd::Record<SparseMmBackward> record({&values, &b}, rows, cols, values, b);
+  Tensor out = empty({n, b.size(1)}, b.dtype(), b.device());
+  backend(b.device()).sparse_rows_mm(out, row_offsets, cols, contiguous(values), contiguous(b));
+  return record.finish(out);
+}
+
+Tensor dense_sparse_mm(const Tensor& a, const Tensor& b) {
+  TP_CHECK(a.dim() == 2 && !a.is_sparse(), "[mm] the first operand of a product with a sparse second one must be a "
+           "dense matrix, got a ", a.is_sparse() ? "sparse" : "dense", " ", a.dim(), "-D tensor");
+  return t(sparse_mm(t(b), t(a)));
+}
+
+Tensor sparse_transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
+  const Tensor indices = sparse_indices(t);
+  const int64_t sparse_dim = indices.size(0);
+  Shape sizes = shape_of(t.sizes());
+  std::swap(sizes[dim0], sizes[dim1]);
+  if (dim0 < sparse_dim && dim1 < sparse_dim) {
+    TensorList rows;
+    for (int64_t d = 0; d < sparse_dim; ++d) rows.push_back(select(indices, 0, d == dim0 ? dim1 : d == dim1 ? dim0 : d));
+    return sparse_coo_tensor_unsafe(stack(rows), sparse_values(t), sizes, dim0 == dim1 && t.impl()->is_coalesced());
+  }
+  TP_CHECK(dim0 >= sparse_dim && dim1 >= sparse_dim, "[transpose] transpose(): a sparse dim (", std::min(dim0, dim1),
+           ") and a dense dim (", std::max(dim0, dim1), ") cannot be swapped");
+  return sparse_coo_tensor_unsafe(indices, transpose(sparse_values(t), dim0 - sparse_dim + 1, dim1 - sparse_dim + 1),
+                                  sizes, t.impl()->is_coalesced());
+}
+
+Tensor sparse_zeros_like(const Tensor& t, ScalarType dtype, Device device) {
+  const int64_t sparse_dim = sparse_indices(t).size(0);
+  Shape value_sizes{0};
+  for (int64_t d = sparse_dim; d < t.dim(); ++d) value_sizes.push_back(t.size(d));
+  return sparse_coo_tensor_unsafe(empty({sparse_dim, 0}, ScalarType::Int64, device), empty(value_sizes, dtype, device),
+                                  t.sizes(), true);
 }
 
 }  // namespace tp
