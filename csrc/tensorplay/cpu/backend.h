@@ -71,7 +71,7 @@ class CpuBackend final : public Backend {
   void eigh(const Tensor& a, const Tensor& w, const Tensor& info, bool upper, bool vectors) override;
 
   void sparse_rows_mm(const Tensor& out, const Tensor& row_offsets, const Tensor& cols, const Tensor& values,
-                      const Tensor& b) override;
+                      const Tensor& b, bool transpose) override;
   void special_function(SpecialFunction f, const Tensor& out, const Tensor& x, const Tensor& n) override;
   void fft_c2c(const Tensor& in, const Tensor& out, IntArrayRef dims, bool forward, double scale) override;
   void fft_r2c(const Tensor& in, const Tensor& out, IntArrayRef dims, double scale) override;

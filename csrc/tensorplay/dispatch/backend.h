@@ -191,12 +191,13 @@ class Backend {
   // dims.back() is out's / 2 + 1), real out; the imaginary parts that symmetry makes zero are ignored.
   virtual void fft_c2r(const Tensor& in, const Tensor& out, IntArrayRef dims, double scale) = 0;
 
-  // A sparse matrix in compressed rows times a dense one: out[i, :] = the sum over entries e from
-  // row_offsets[i] to row_offsets[i + 1] of values[e] * b[cols[e], :]. out [rows, k] and b [m, k]
-  // contiguous, in values' dtype (not bool); row_offsets [rows + 1] and cols [nnz] contiguous int64,
-  // checked by the op. 16-bit floats accumulate in float32.
+  // A sparse matrix A in compressed rows times a dense one: out = A @ b, out[i, :] = the sum over
+  // entries e from row_offsets[i] to row_offsets[i + 1] of values[e] * b[cols[e], :]; or, with
+  // `transpose`, out = A^T @ b: out[cols[e], :] = the sum of values[e] * b[i, :] over the entries
+  // e of every row i. out and b contiguous matrices, in values' dtype (not bool); row_offsets
+  // [rows + 1] and cols [nnz] contiguous int64, checked by the op. 16-bit floats accumulate in float32.
   virtual void sparse_rows_mm(const Tensor& out, const Tensor& row_offsets, const Tensor& cols, const Tensor& values,
-                              const Tensor& b) = 0;
+                              const Tensor& b, bool transpose) = 0;
 
   // One LSTM time step's elementwise part over n rows (contiguous, one float dtype). `gates` holds
   // the pre-activations of the input, forget, cell and output gates, [n, 4 * hidden] in that

@@ -45,7 +45,7 @@ class MetaBackend final : public Backend {
   void eigh(const Tensor&, const Tensor&, const Tensor&, bool, bool) override {}
   void special_function(SpecialFunction, const Tensor&, const Tensor&, const Tensor&) override {}
   void fft_c2c(const Tensor&, const Tensor&, IntArrayRef, bool, double) override {}
-  void sparse_rows_mm(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&) override {}
+  void sparse_rows_mm(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&, bool) override {}
   void fft_r2c(const Tensor&, const Tensor&, IntArrayRef, double) override {}
   void fft_c2r(const Tensor&, const Tensor&, IntArrayRef, double) override {}
   void lstm_cell(const Tensor&, const Tensor&, const Tensor&, const Tensor&) override {}

@@ -114,25 +114,44 @@ class ValuesBackward final : public autograd::Node {
   bool coalesced_;
 };
 
+// A sparse matrix in compressed rows (a coalesced one's entries are sorted by row).
+struct CompressedRows {
+  Tensor rows, row_offsets, cols;  // rows and cols [nnz], row_offsets [rows + 1]: int64, contiguous
+};
+
+CompressedRows compressed_rows(const Tensor& indices, int64_t n) {
+  const Tensor rows = contiguous(select(indices, 0, 0));
+  const Tensor counts = index_put(zeros({n + 1}, ScalarType::Int64, indices.device()), {add(rows, Scalar(1))},
+                                  ones({indices.size(1)}, ScalarType::Int64, indices.device()), /*accumulate=*/true);
+  return {rows, cumsum(counts, 0), contiguous(select(indices, 0, 1))};
+}
+
+// a @ b or a^T @ b on the kernel, for a's parts (values and b of one dtype).
+Tensor rows_mm(const CompressedRows& a, const Tensor& values, const Tensor& b, int64_t out_rows, bool transpose) {
+  Tensor out = empty({out_rows, b.size(1)}, b.dtype(), b.device());
+  backend(b.device()).sparse_rows_mm(out, a.row_offsets, a.cols, contiguous(values), contiguous(b), transpose);
+  return out;
+}
+
 // The gradients of a sparse a's values and of a dense b through a @ b, over a's entries (row, col):
-// grad_values[e] = <grad[row], conj(b[col])>, grad_b[col] += conj(values[e]) grad[row].
+// grad_values[e] = <grad[row], conj(b[col])>, and grad_b = a^H @ grad, on the kernel.
 class SparseMmBackward final : public autograd::Node {
  public:
-  SparseMmBackward(Tensor rows, Tensor cols, const Tensor& values, const Tensor& b)
-      : rows_(std::move(rows)), cols_(std::move(cols)), values_(values, false), b_(b, false) {}
+  SparseMmBackward(CompressedRows a, const Tensor& values, const Tensor& b)
+      : a_(std::move(a)), values_(values, false), b_(b, false) {}
   std::string name() const override { return "MmBackward0"; }
   TensorList apply(TensorList&& grads) override {
-    Tensor grad_rows = index_select(grads[0], 0, rows_), grad_values, grad_b;
-    if (needs_input_grad(0)) grad_values = sum(mul(grad_rows, conj(index_select(b_.unpack(*this), 0, cols_))), {1});
-    if (needs_input_grad(1)) {
-      const Tensor b = b_.unpack(*this);
-      grad_b = index_put(zeros_like(b), {cols_}, mul(grad_rows, unsqueeze(conj(values_.unpack(*this)), 1)), true);
-    }
+    const Tensor& grad = grads[0];
+    const Tensor b = b_.unpack(*this);
+    Tensor grad_values, grad_b;
+    if (needs_input_grad(0))
+      grad_values = sum(mul(index_select(grad, 0, a_.rows), conj(index_select(b, 0, a_.cols))), {1});
+    if (needs_input_grad(1)) grad_b = rows_mm(a_, conj(values_.unpack(*this)), grad, b.size(0), /*transpose=*/true);
     return {grad_values, grad_b};
   }
 
  private:
-  Tensor rows_, cols_;
+  CompressedRows a_;
   autograd::SavedTensor values_, b_;
 };
 
@@ -268,17 +287,10 @@ Tensor sparse_mm(const Tensor& a, const Tensor& b) {
   TP_CHECK(a.dtype() == b.dtype(), "[mm] expected both operands to have the same dtype, but got ", name(a.dtype()),
            " and ", name(b.dtype()));
   TP_CHECK(b.dtype() != ScalarType::Bool, "[mm] \"addmm_sparse_dense\" not implemented for 'Bool'");
-  // Coalesced entries are sorted by row: the kernel reads them as compressed rows.
-  const Tensor coalesced = coalesce(a), indices = sparse_indices(coalesced), values = sparse_values(coalesced);
-  const int64_t n = a.size(0), nnz = indices.size(1);
-  const Tensor rows = select(indices, 0, 0), cols = contiguous(select(indices, 0, 1));
-  const Tensor row_offsets = cumsum(index_put(zeros({n + 1}, ScalarType::Int64, b.device()), {add(rows, Scalar(1))},
-                                              ones({nnz}, ScalarType::Int64, b.device()), /*accumulate=*/true),
-                                    0);
-  autograd::Record<SparseMmBackward> record({&values, &b}, rows, cols, values, b);
-  Tensor out = empty({n, b.size(1)}, b.dtype(), b.device());
-  backend(b.device()).sparse_rows_mm(out, row_offsets, cols, contiguous(values), contiguous(b));
-  return record.finish(out);
+  const Tensor coalesced = coalesce(a), values = sparse_values(coalesced);
+  CompressedRows rows = compressed_rows(sparse_indices(coalesced), a.size(0));
+  autograd::Record<SparseMmBackward> record({&values, &b}, rows, values, b);
+  return record.finish(rows_mm(rows, values, b, a.size(0), /*transpose=*/false));
 }
 
 Tensor dense_sparse_mm(const Tensor& a, const Tensor& b) {
