@@ -664,7 +664,6 @@ UNSUPPORTED = {
     "index": lambda s: s[0, 1],
     "fill_": lambda s: s.fill_(1.0),
     "add_ scalar": lambda s: s.add_(1.0),
-    "mul_": lambda s: s.mul_(2.0),
     "copy_ from dense": lambda s: s.copy_(tp.ones(2, 3)),
     "masked_fill_": lambda s: s.masked_fill_(tp.ones(2, 3, dtype=tp.bool), 0.0),
     "index_put_": lambda s: s.index_put_((tp.tensor([0]), tp.tensor([1])), tp.tensor([5.0])),
@@ -729,4 +728,60 @@ def test_transpose_of_sparse_dims(dims):
     (ours, ours_flag), (theirs, theirs_flag) = both(run)
     assert_same(ours, theirs)
     assert ours_flag == theirs_flag
+
+
+# Ops with f(0) == 0 act on the stored elements (of the coalesced tensor) and stay sparse.
+ELEMENTWISE = {
+    "neg": lambda m, s: -s,
+    "abs": lambda m, s: s.abs(),
+    "sin": lambda m, s: m.sin(s),
+    "tanh": lambda m, s: s.tanh(),
+    "sqrt of abs": lambda m, s: s.abs().sqrt(),
+    "floor": lambda m, s: s.floor(),
+    "expm1": lambda m, s: s.expm1(),
+    "times a number": lambda m, s: s * 2.5,
+    "number times": lambda m, s: 3 * s,
+    "over a number": lambda m, s: s / 4,
+    "times a 0-dim tensor": lambda m, s: s * m.tensor(-2.0),
+    "times a dense tensor": lambda m, s: s * m.arange(6.0).reshape(2, 3),
+    "dense tensor times": lambda m, s: m.arange(6.0).reshape(2, 3) * s,
+    "minus itself": lambda m, s: s - s * 2,
+}
+
+
+@pytest.mark.parametrize("op", ELEMENTWISE)
+def test_elementwise_ops_keep_the_stored_elements(op):
+    def run(m):
+        result = ELEMENTWISE[op](m, build(m, "matrix"))
+        return result, result.is_coalesced()
+    (ours, ours_flag), (theirs, theirs_flag) = both(run)
+    assert_same(ours, theirs)
+    assert ours_flag == theirs_flag
+
+
+# (floor is piecewise constant: its zero gradient is the op table's, for dense tensors.)
+@pytest.mark.parametrize("op", [op for op in ELEMENTWISE if op != "floor"])
+def test_elementwise_ops_gradcheck(op):
+    indices, values, size = CASES["matrix"]
+    v = tp.tensor(np.asarray(values) + 0.25, dtype=tp.float64, requires_grad=True)
+    assert tp.autograd.gradcheck(
+        lambda x: ELEMENTWISE[op](tp, tp.sparse_coo_tensor(indices, x, size)).to_dense(), (v,))
+
+
+def test_in_place_scaling_of_the_stored_elements():
+    def run(m):
+        s = build(m, "matrix").coalesce()
+        s.mul_(3.0)
+        s.div_(2.0)
+        return s
+    assert_same(*both(run))
+
+
+@pytest.mark.parametrize("call", [
+    lambda s: s.exp(), lambda s: s.cos(), lambda s: s.sigmoid(), lambda s: s + 1, lambda s: s * s,
+    lambda s: s / tp.ones(2, 3), lambda s: s.add_(1.0), lambda s: s.relu_(),
+], ids=["exp", "cos", "sigmoid", "plus a number", "sparse times sparse", "over a dense tensor", "add_", "relu_"])
+def test_ops_that_would_fill_every_element_refuse(call):
+    with pytest.raises(NotImplementedError):
+        call(build(tp, "matrix"))
 

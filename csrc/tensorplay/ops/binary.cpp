@@ -319,7 +319,36 @@ Tensor binary_into(const BinarySpec& spec, const Tensor& out, const Tensor& a, c
   return out;
 }
 
-Tensor binary(const BinarySpec& spec, const Tensor& a, const Tensor& b, const Scalar& alpha = 1) {
+Tensor binary(const BinarySpec& spec, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+
+// A sparse operand: a - b is a + (-1) b; a * b and a / b scale the stored elements (by a number, a
+// 0-dim tensor, or, for a product, the dense operand's elements at the stored indices), which keeps
+// the product sparse. The rest would fill every element and are refused.
+Tensor sparse_binary(const BinarySpec& spec, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  if (spec.op == BinaryOp::Sub) return sparse_add(a, b, Scalar(-alpha.to_double()));
+  const bool scales = spec.op == BinaryOp::Mul || (spec.op == BinaryOp::Div && a.is_sparse() && b.dim() == 0);
+  TP_CHECK_KIND(ErrorKind::NotImplemented, scales && !(a.is_sparse() && b.is_sparse()), "[", spec.name,
+                "] has no sparse result for these operands (it is defined for sparse * number or tensor, sparse / "
+                "number, and sparse + or - sparse): Tensor.to_dense() gives the dense tensor to use instead");
+  const Tensor& s = a.is_sparse() ? a : b;
+  const Tensor& other = a.is_sparse() ? b : a;
+  const Tensor values = sparse_values(s), indices = sparse_indices(s);
+  Tensor factor = other;
+  if (other.dim() > 0) {
+    TP_CHECK(std::ranges::equal(other.sizes(), s.sizes()), "[", spec.name, "] a sparse tensor is multiplied by a "
+             "number, a 0-dim tensor or a dense tensor of its size, got ", to_string(other.sizes()), " and ",
+             to_string(s.sizes()));
+    std::vector<std::optional<Tensor>> rows;
+    for (int64_t d = 0; d < indices.size(0); ++d) rows.emplace_back(select(indices, 0, d));
+    factor = index(other, rows);
+  }
+  return sparse_coo_tensor_unsafe(indices, binary(spec, a.is_sparse() ? values : factor, a.is_sparse() ? factor : values),
+                                  s.sizes(), s.impl()->is_coalesced());
+}
+
+Tensor binary(const BinarySpec& spec, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  if (a.is_sparse() || b.is_sparse()) [[unlikely]]
+    return sparse_binary(spec, a, b, alpha);
   const Device device = common_device(spec.name, {&a, &b});
   Shape shape = broadcast_shapes(spec.name, a.sizes(), b.sizes());  // before the dtype's support, as in PyTorch
   ScalarType dtype = compute_dtype(spec, result_type(a, b));
@@ -335,6 +364,8 @@ Tensor binary(const BinarySpec& spec, const Tensor& a, const Tensor& b, const Sc
 }
 
 Tensor binary(const BinarySpec& spec, const Tensor& a, const Scalar& b) {
+  if (a.is_sparse()) [[unlikely]]
+    return sparse_binary(spec, a, scalar_tensor(b, result_type(a, b), a.device()), 1);
   ScalarType dtype = compute_dtype(spec, result_type(a, b));
   if (is_complex(dtype)) return binary(spec, a, scalar_tensor(b, dtype, a.device()));  // the kernels take tensors
   autograd::Record<BinaryBackward> record({spec.grad.node ? &a : nullptr}, spec, Scalar(1), b, dtype);
@@ -363,6 +394,10 @@ Tensor binary_(const BinarySpec& spec, const Tensor& self, const Tensor& b, cons
 }
 
 Tensor binary_(const BinarySpec& spec, const Tensor& self, const Scalar& b) {
+  if (self.is_sparse() && (spec.op == BinaryOp::Mul || spec.op == BinaryOp::Div) && !self.requires_grad()) {
+    binary_(spec, Tensor(self.impl()->sparse_values()), b);  // scales the stored elements
+    return self;
+  }
   check_inplace(spec.name, self, self.sizes(), result_dtype(spec, result_type(self, b)));
   ScalarType dtype = compute_dtype(spec, result_type(self, b));
   check_inplace(spec.name, self, self.sizes(), result_dtype(spec, dtype));

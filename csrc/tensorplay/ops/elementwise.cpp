@@ -22,6 +22,8 @@ Tensor elementwise_output(IntArrayRef shape, ScalarType dtype, const Tensor& lik
 }
 
 void check_no_internal_overlap(const char* op, const Tensor& self) {
+  TP_CHECK_KIND(ErrorKind::NotImplemented, !self.is_sparse(), "[", op, "] a sparse COO tensor is written in place "
+                "only by mul_ and div_ with a number; the out-of-place op gives a new one");
   bool overlaps = false;
   for (int64_t d = 0; d < self.dim(); ++d) overlaps |= self.size(d) > 1 && self.stride(d) == 0;
   TP_CHECK(!overlaps || self.numel() == 0, "[", op, "] unsupported operation: more than one element of the ",

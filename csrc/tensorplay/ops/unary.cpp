@@ -170,7 +170,33 @@ ScalarType compute_dtype(const UnarySpec& spec, ScalarType in) {
   return in;
 }
 
+// Whether f(0) == 0: then f of a sparse tensor is f of its stored elements, and sparse.
+bool preserves_zero(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Neg: case UnaryOp::Abs: case UnaryOp::Sign: case UnaryOp::Expm1: case UnaryOp::Log1p:
+    case UnaryOp::Sqrt: case UnaryOp::Sin: case UnaryOp::Tan: case UnaryOp::Asin: case UnaryOp::Atan:
+    case UnaryOp::Sinh: case UnaryOp::Tanh: case UnaryOp::Erf: case UnaryOp::Erfinv: case UnaryOp::Floor:
+    case UnaryOp::Ceil: case UnaryOp::Trunc: case UnaryOp::Round: case UnaryOp::RoundDecimals: case UnaryOp::Relu:
+    case UnaryOp::IsNan: case UnaryOp::IsInf: return true;
+    default: return false;
+  }
+}
+
+Tensor run_unary(const UnarySpec& spec, const Tensor& x, ScalarType dtype, const UnaryParams& p);
+
+// f of a sparse tensor: of its coalesced elements (f(a) + f(b) is not f(a + b) where an index
+// repeats), but for negation, which is linear.
+Tensor sparse_unary(const UnarySpec& spec, const Tensor& x, ScalarType dtype, const UnaryParams& p) {
+  TP_CHECK_KIND(ErrorKind::NotImplemented, preserves_zero(spec.op), "[", spec.name, "] ", spec.name,
+                "(0) is not 0, so it has no sparse result: Tensor.to_dense() gives the dense tensor to apply it to");
+  const Tensor c = spec.op == UnaryOp::Neg ? x : coalesce(x);
+  return sparse_coo_tensor_unsafe(sparse_indices(c), run_unary(spec, sparse_values(c), dtype, p), c.sizes(),
+                                  c.impl()->is_coalesced());
+}
+
 Tensor run_unary(const UnarySpec& spec, const Tensor& x, ScalarType dtype, const UnaryParams& p = {}) {
+  if (x.is_sparse()) [[unlikely]]
+    return sparse_unary(spec, x, dtype, p);
   if (is_complex(dtype)) return complex_unary(spec.op, spec.name, x);
   autograd::Record<UnaryBackward> record({spec.node ? &x : nullptr}, spec, p);
   Tensor in = to(x, dtype);
