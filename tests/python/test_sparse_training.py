@@ -1,7 +1,7 @@
-"""Training with sparse gradients against torch: an Embedding(sparse=True) gives its weight a sparse
-COO gradient with one entry per lookup (the padding row's left out); SGD (plain, with momentum,
-Nesterov, maximize) and SparseAdam step on it to torch's numbers, and the optimizers that take no
-sparse gradients refuse them with torch's messages."""
+"""Training with sparse gradients against torch: an Embedding(sparse=True) (or embedding_bag) gives
+its weight a sparse COO gradient with one entry per lookup (the padding row's left out); SGD (plain,
+with momentum, Nesterov, maximize), Adagrad and SparseAdam step on it to torch's numbers, and the
+optimizers that take no sparse gradients refuse them with torch's messages."""
 
 import numpy as np
 import pytest
@@ -10,6 +10,9 @@ import torch
 import tensorplay
 
 LIBS = (torch, tensorplay)
+
+# torch's sparse optimizers build sparse tensors without checking them, and say so once.
+pytestmark = pytest.mark.filterwarnings("ignore:Sparse invariant checks:UserWarning")
 
 
 def embedding(lib, padding_idx=2):
@@ -51,6 +54,8 @@ OPTIMIZERS = {
     "momentum": lambda lib, p: lib.optim.SGD(p, lr=0.1, momentum=0.9, dampening=0.1),
     "nesterov": lambda lib, p: lib.optim.SGD(p, lr=0.1, momentum=0.9, nesterov=True),
     "momentum maximize": lambda lib, p: lib.optim.SGD(p, lr=0.1, momentum=0.5, maximize=True),
+    "adagrad": lambda lib, p: lib.optim.Adagrad(p, lr=0.1, lr_decay=0.01, initial_accumulator_value=0.5),
+    "adagrad maximize": lambda lib, p: lib.optim.Adagrad(p, lr=0.1, maximize=True),
     "sparse adam": lambda lib, p: lib.optim.SparseAdam(p, lr=0.1),
     "sparse adam maximize": lambda lib, p: lib.optim.SparseAdam(p, lr=0.05, betas=(0.8, 0.9), maximize=True),
 }
@@ -85,7 +90,8 @@ def test_sparse_adam_leaves_untouched_rows_alone():
 @pytest.mark.parametrize("make", [
     lambda lib, p: lib.optim.Adam(p), lambda lib, p: lib.optim.AdamW(p), lambda lib, p: lib.optim.RMSprop(p),
     lambda lib, p: lib.optim.SGD(p, lr=0.1, weight_decay=0.1),
-], ids=["adam", "adamw", "rmsprop", "sgd weight decay"])
+    lambda lib, p: lib.optim.Adagrad(p, weight_decay=0.1),
+], ids=["adam", "adamw", "rmsprop", "sgd weight decay", "adagrad weight decay"])
 def test_optimizers_without_sparse_support_refuse_like_torch(make):
     messages = []
     for lib in LIBS:
@@ -103,3 +109,17 @@ def test_sparse_gradient_under_autocast():
         out = tensorplay.nn.Linear(3, 2)(e(tensorplay.tensor(LOOKUPS)))
     out.float().sum().backward()
     assert e.weight.grad.is_sparse and e.weight.grad.dtype == tensorplay.float32
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean"])
+@pytest.mark.parametrize("padding_idx", [None, 3])
+def test_embedding_bag_gradient_is_sparse(mode, padding_idx):
+    grads = []
+    for lib in LIBS:
+        weight = lib.tensor(np.arange(12.0).reshape(6, 2), dtype=lib.float32, requires_grad=True)
+        out = lib.nn.functional.embedding_bag(lib.tensor([1, 2, 4, 5, 4, 3]), weight, lib.tensor([0, 2, 4]),
+                                               mode=mode, sparse=True, padding_idx=padding_idx)
+        (out * lib.arange(6.0).reshape(3, 2)).sum().backward()
+        assert weight.grad.is_sparse
+        grads.append(weight.grad.to_dense().numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-6)

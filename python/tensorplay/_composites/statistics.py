@@ -1162,8 +1162,8 @@ def _warn_once(key, message):
         warnings.warn(message, UserWarning, stacklevel=3)
 
 
-# PyTorch's names of mm for a sparse first matrix times a dense one: with a dense first matrix they are mm
-# itself (its arguments, errors, gradient and out=), and every tensorplay tensor is dense.
+# PyTorch's names of mm for a sparse first matrix times a dense one: mm itself, which takes a sparse first
+# matrix (ops/sparse.cpp) and, given a dense one, is the dense product.
 dsmm = spmm = _C.mm
 
 

@@ -56,8 +56,8 @@ def _check_tensor(op, value, name="input", position=1):
 # ---- layouts ----
 
 class layout:
-    """How a tensor's elements are stored. Every tensorplay tensor is strided (dense); the sparse and
-    jagged layouts are PyTorch's names, for code that compares against them."""
+    """How a tensor's elements are stored: strided (dense) or sparse_coo (docs/sparse.md). The
+    compressed sparse and the jagged layouts are PyTorch's names, for code that compares against them."""
 
     __slots__ = ("_name",)
 

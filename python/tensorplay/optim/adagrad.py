@@ -1,4 +1,5 @@
-"""Adagrad (learning-rate decay, weight decay, initial accumulator, maximize)."""
+"""Adagrad (learning-rate decay, weight decay, initial accumulator, maximize), for dense gradients
+(one fused step per group) and sparse ones (an embedding's: the rows they touch)."""
 
 from tensorplay import _C
 from tensorplay._C import _optim
@@ -26,9 +27,29 @@ class Adagrad(Optimizer):
     def step(self, closure=None):
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            params, grads = self._params_with_grads(group)
+            params, grads = self._params_with_grads(group, sparse=True)
+            if any(g.is_sparse for g in grads):
+                for p in params:
+                    if p.grad.is_sparse:
+                        self._sparse_step(p, p.grad.coalesce(), group)
+                params = [p for p in params if not p.grad.is_sparse]
+                grads = [p.grad for p in params]
             steps = self._advance_steps(params)
             sums = _optim.adagrad(params, grads, self._state_list(params, "sum"), steps, group["lr"],
                                   group["lr_decay"], group["weight_decay"], group["eps"], group["maximize"])
             self._store(params, "sum", sums)
         return loss
+
+    def _sparse_step(self, param, grad, group):
+        """The step for a sparse gradient: the rows it touches (unique, as it is coalesced) add its
+        square to their sums and move by it over their square roots."""
+        if group["weight_decay"] != 0:
+            raise RuntimeError("weight_decay option is not compatible with sparse gradients")
+        state = self.state[param]
+        state["step"] += 1
+        g = -grad._values() if group["maximize"] else grad._values()
+        rows = tuple(grad._indices())
+        total = state["sum"][rows] + g * g
+        state["sum"].index_put_(rows, total)
+        lr = group["lr"] / (1 + (state["step"].item() - 1) * group["lr_decay"])
+        param.index_put_(rows, g / (total.sqrt() + group["eps"]) * -lr, accumulate=True)

@@ -73,8 +73,6 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
             raise ValueError("max mode does not support sparse weights")
     elif mode not in ("sum", "mean"):
         raise ValueError("mode has to be one of sum, mean or max")
-    if sparse:
-        raise NotImplementedError("embedding_bag: sparse=True needs sparse gradients, which tensorplay does not have")
     for name, t in (("indices", input), ("offsets", offsets)):
         if t.dtype not in (tensorplay.int64, tensorplay.int32):
             raise RuntimeError(f"Expected tensor for argument #1 '{name}' to have one of the following scalar types: "
@@ -106,7 +104,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if padding_idx is not None:
         kept = kept & (input != padding_idx)
 
-    rows = weight.index_select(0, input)
+    # A sparse lookup gives the weight a sparse gradient, one entry per index looked up.
+    rows = _nn.embedding(input, weight, None, True) if sparse else weight.index_select(0, input)
     if scale_grad_by_freq:
         _scale_grad_by_freq(rows, input, weight.size(0))
     if per_sample_weights is not None:
