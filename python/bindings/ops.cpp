@@ -569,6 +569,11 @@ void init_linalg(nb::module_& m) {
   }, "A"_a, "upper"_a, release_gil());
   linalg.def("eigvalsh", [](const Tensor& A, bool upper) { return linalg_eigh(A, upper, false).first; }, "A"_a,
              "upper"_a, release_gil());
+  linalg.def("eig", [](const Tensor& A) {
+    auto [L, V] = linalg_eig(A, true);
+    return std::make_tuple(L, V);
+  }, "A"_a, release_gil());
+  linalg.def("eigvals", [](const Tensor& A) { return linalg_eig(A, false).first; }, "A"_a, release_gil());
 }
 
 void init_shape(nb::module_& m) {

@@ -10,7 +10,7 @@ LinAlgError.__module__ = "tensorplay.linalg"
 __all__ = ["vector_norm", "matrix_norm", "norm", "vecdot", "multi_dot", "cross", "cholesky", "cholesky_ex", "det",
            "inv", "inv_ex", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "slogdet", "solve", "solve_ex",
            "solve_triangular", "matrix_exp", "matrix_power", "qr", "householder_product", "svd", "svdvals", "pinv",
-           "matrix_rank", "cond", "lstsq", "eigh", "eigvalsh", "tensorinv", "tensorsolve", "vander", "diagonal",
+           "matrix_rank", "cond", "lstsq", "eig", "eigvals", "eigh", "eigvalsh", "tensorinv", "tensorsolve", "vander", "diagonal",
            "matmul", "ldl_factor", "ldl_factor_ex", "ldl_solve", "LinAlgError"]
 
 vecdot = _C._linalg.vecdot
@@ -73,7 +73,8 @@ from tensorplay._composites.linalg import (linalg_cholesky as cholesky, linalg_c
                                            linalg_solve_ex as solve_ex, linalg_solve_triangular as solve_triangular,
                                            linalg_matrix_exp as matrix_exp)
 from tensorplay._composites.statistics import matrix_power
-from tensorplay._composites.decompositions import (linalg_cond as cond, linalg_eigh as eigh,
+from tensorplay._composites.decompositions import (linalg_cond as cond, linalg_eig as eig, linalg_eigh as eigh,
+                                                   linalg_eigvals as eigvals,
                                                    linalg_eigvalsh as eigvalsh,
                                                    linalg_householder_product as householder_product,
                                                    linalg_lstsq as lstsq, linalg_matrix_rank as matrix_rank,

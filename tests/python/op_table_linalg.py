@@ -216,6 +216,17 @@ def _eigh(m, a, **kw):
     return L, gauge_fixed(m, V)[0]
 
 
+def _eig(m, a):
+    """The eigenvalues, and the eigenvectors with each column's phase fixed (its largest entry made
+    real and positive): LAPACK's are determined up to that phase, which MKL and OpenBLAS choose
+    differently for a complex pair."""
+    L, V = m.linalg.eig(a)
+    if V.numel() == 0:
+        return L, V
+    largest = V.gather(-2, V.abs().argmax(-2, keepdim=True))
+    return L, V * (largest.conj() / largest.abs())
+
+
 def _lstsq(m, a, b, **kw):
     """The solution, and with a driver that gives them, the residuals (gelsy's empty ones have no
     history in tensorplay)."""
@@ -239,6 +250,11 @@ def svd_samples(mk):
 def eigh_samples(mk):
     return [S("lower", mk((3, 3))), S("upper", mk((3, 3)), UPLO="U"), S("batched", mk((2, 4, 4))),
             S("not_square", mk((2, 3)))]
+
+
+def eig_samples(mk):
+    return [S("square", mk((3, 3))), S("batched", mk((2, 4, 4))), S("empty", mk((0, 0))),
+            S("not_square", mk((2, 3))), S("1d", mk((3,)))]
 
 
 def pinv_samples(mk):
@@ -345,6 +361,8 @@ ROWS = [
     Op("linalg.eigh", eigh_samples, dtypes=LAPACK_DTYPES, method=False, fn=_eigh),
     Op("linalg.eigvalsh", eigh_samples, dtypes=LAPACK_DTYPES, method=False,
        fn=lambda m, a, **k: m.linalg.eigvalsh(symmetric(m, a), **k)),
+    Op("linalg.eig", eig_samples, dtypes=LAPACK_DTYPES, method=False, fn=_eig),
+    Op("linalg.eigvals", eig_samples, dtypes=LAPACK_DTYPES, method=False, fn=lambda m, a: m.linalg.eigvals(a)),
     Op("linalg.pinv", pinv_samples, dtypes=LAPACK_DTYPES, method=False, fn=lambda m, a, **k: m.linalg.pinv(a, **k)),
     Op("linalg.pinv", eigh_samples, dtypes=LAPACK_DTYPES, method=False, label="linalg.pinv_hermitian",
        fn=lambda m, a, **k: m.linalg.pinv(symmetric(m, a), hermitian=True)),
@@ -367,7 +385,7 @@ GRADIENT_LABELS = """
     matrix_exp linalg.det linalg.slogdet linalg.inv linalg.inv_ex linalg.solve linalg.solve_ex linalg.cholesky
     linalg.cholesky_ex linalg.solve_triangular linalg.lu_factor linalg.lu_factor_ex linalg.lu linalg.lu_solve
     linalg.matrix_exp qr svd pinverse nuclear_norm orgqr ormqr linalg.qr linalg.svd linalg.svdvals linalg.eigh
-    linalg.eigvalsh linalg.pinv linalg.pinv_hermitian linalg.cond linalg.lstsq linalg.householder_product
+    linalg.eigvalsh linalg.eig linalg.eigvals linalg.pinv linalg.pinv_hermitian linalg.cond linalg.lstsq linalg.householder_product
     linalg.tensorinv linalg.tensorsolve linalg.vander
 """.split()
 

@@ -379,3 +379,82 @@ def test_svd_lowrank_is_differentiable():
         tp.manual_seed(3)
         return tp.svd_lowrank(a, q=3, niter=1)[1]
     assert tp.autograd.gradcheck(singular_values, (A,))
+
+
+# ---- the general eigendecomposition: complex inputs, gradients and errors ----
+
+def eig_input(m, dtype, seed=0, shape=(2, 4, 4)):
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=shape)
+    if dtype.startswith("complex"):
+        a = a + 1j * rng.normal(size=shape)
+    return m.tensor(a.astype(dtype))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+def test_eig_values_and_vectors_as_torch(dtype):
+    """The eigenvalues in LAPACK's order, and eigenvectors (of norm 1) that agree up to each column's
+    phase, which the two LAPACKs choose differently: compared through their moduli, and checked to
+    be eigenvectors."""
+    (L, V), (TL, TV) = (tp.linalg.eig(eig_input(tp, dtype)), torch.linalg.eig(eig_input(torch, dtype)))
+    assert str(L.dtype).split(".")[-1] == str(TL.dtype).split(".")[-1] == str(V.dtype).split(".")[-1]
+    tol = 1e-4 if dtype in ("float32", "complex64") else 1e-10
+    np.testing.assert_allclose(L.numpy(), TL.numpy(), atol=tol)
+    np.testing.assert_allclose(np.abs(V.numpy()), np.abs(TV.numpy()), atol=tol)
+    A = eig_input(tp, dtype).numpy().astype(np.complex128)
+    np.testing.assert_allclose(A @ V.numpy(), V.numpy() * L.numpy()[..., None, :], atol=10 * tol)
+    np.testing.assert_allclose(tp.linalg.eigvals(eig_input(tp, dtype)).numpy(), L.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_eig_gradients_as_torch(dtype):
+    """A loss that does not depend on the eigenvectors' phases (which are a choice): the eigenvalues'
+    moduli and the eigenvectors' elementwise moduli, weighted, and eigvals' real parts."""
+    rng = np.random.default_rng(1)
+    w1, w2 = rng.normal(size=3), rng.normal(size=(3, 3))
+
+    def grad(m):
+        A = eig_input(m, dtype, seed=2, shape=(3, 3)).requires_grad_()
+        L, V = m.linalg.eig(A)
+        loss = (L.abs() ** 2 * m.tensor(w1)).sum() + (V.abs() * m.tensor(w2)).sum() + m.linalg.eigvals(A).real.sum()
+        loss.backward()
+        return A.grad.numpy()
+    np.testing.assert_allclose(grad(tp), grad(torch), atol=1e-10)
+
+
+def test_eig_second_derivatives():
+    A = eig_input(tp, "float64", seed=3, shape=(3, 3)).requires_grad_()
+    assert tp.autograd.gradgradcheck(lambda x: tp.linalg.eigvals(x).abs(), (A,))
+
+
+@pytest.mark.parametrize("m", LIBS)
+@pytest.mark.parametrize("call, kind", [
+    (lambda m: m.linalg.eig(m.ones(2, 3)), RuntimeError),
+    (lambda m: m.linalg.eig(m.ones(3)), RuntimeError),
+    (lambda m: m.linalg.eig(m.ones(2, 2, dtype=m.int64)), RuntimeError),
+    (lambda m: m.linalg.eigvals(m.ones(2, 2, dtype=m.float16)), NotImplementedError),
+    (lambda m: m.linalg.eig(m.tensor([[float("nan"), 1.0], [0.0, 1.0]])), RuntimeError),
+    (lambda m: m.linalg.eig(m.tensor([[1.0, float("inf")], [0.0, 1.0]])), RuntimeError),
+], ids=["not square", "1-d", "int64", "float16", "nan", "inf"])
+def test_eig_errors(m, call, kind):
+    with pytest.raises(kind):
+        call(m)
+
+
+def test_eigvals_of_a_matrix_that_is_not_finite_are_nan():
+    """eigvals (without a gradient to compute) does not check, as PyTorch's does not: such a matrix's
+    eigenvalues are NaN (PyTorch's are what its LAPACK leaves: NaN in some), the other matrices' as
+    they are."""
+    def run(m):
+        a = m.tensor([[[1.0, float("inf")], [0.0, 1.0]], [[2.0, 0.0], [0.0, 3.0]], [[float("nan"), 0.0], [0.0, 1.0]]])
+        return m.linalg.eigvals(a).numpy()
+    ours, theirs = run(tp), run(torch)
+    assert np.isnan(ours[[0, 2]]).all() and np.isnan(theirs[[0, 2]]).any(axis=1).all()
+    np.testing.assert_allclose(ours[1], theirs[1])
+
+
+def test_eig_under_autocast_runs_in_float32():
+    for m in (tp, torch):
+        with m.autocast("cpu"):
+            L, V = m.linalg.eig(m.ones(3, 3, dtype=m.bfloat16) + m.eye(3, dtype=m.bfloat16))
+        assert str(L.dtype).endswith("complex64") and str(V.dtype).endswith("complex64")

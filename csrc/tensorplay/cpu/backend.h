@@ -69,6 +69,7 @@ class CpuBackend final : public Backend {
   void qr_q(const Tensor& a, const Tensor& tau) override;
   void svd(const Tensor& a, const Tensor& s, const Tensor& u, const Tensor& vh, const Tensor& info) override;
   void eigh(const Tensor& a, const Tensor& w, const Tensor& info, bool upper, bool vectors) override;
+  void eig(const Tensor& a, const Tensor& w, const Tensor& v, const Tensor& info) override;
 
   void sparse_rows_mm(const Tensor& out, const Tensor& row_offsets, const Tensor& cols, const Tensor& values,
                       const Tensor& b, bool transpose) override;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <complex>
 #include <cstddef>
 #include <type_traits>
 #include <vector>
@@ -53,6 +54,19 @@ void ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, const i
              const int* lwork, int* iwork, const int* liwork, int* info, size_t jobz_len, size_t uplo_len);
 void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w, double* work,
              const int* lwork, int* iwork, const int* liwork, int* info, size_t jobz_len, size_t uplo_len);
+void sgeev_(const char* jobvl, const char* jobvr, const int* n, float* a, const int* lda, float* wr, float* wi,
+            float* vl, const int* ldvl, float* vr, const int* ldvr, float* work, const int* lwork, int* info,
+            size_t jobvl_len, size_t jobvr_len);
+void dgeev_(const char* jobvl, const char* jobvr, const int* n, double* a, const int* lda, double* wr, double* wi,
+            double* vl, const int* ldvl, double* vr, const int* ldvr, double* work, const int* lwork, int* info,
+            size_t jobvl_len, size_t jobvr_len);
+void cgeev_(const char* jobvl, const char* jobvr, const int* n, std::complex<float>* a, const int* lda,
+            std::complex<float>* w, std::complex<float>* vl, const int* ldvl, std::complex<float>* vr, const int* ldvr,
+            std::complex<float>* work, const int* lwork, float* rwork, int* info, size_t jobvl_len, size_t jobvr_len);
+void zgeev_(const char* jobvl, const char* jobvr, const int* n, std::complex<double>* a, const int* lda,
+            std::complex<double>* w, std::complex<double>* vl, const int* ldvl, std::complex<double>* vr,
+            const int* ldvr, std::complex<double>* work, const int* lwork, double* rwork, int* info, size_t jobvl_len,
+            size_t jobvr_len);
 }
 
 namespace tp::cpu {
@@ -75,6 +89,8 @@ struct Lapack<float> {
   static constexpr auto orgqr = sorgqr_;
   static constexpr auto gesdd = sgesdd_;
   static constexpr auto syevd = ssyevd_;
+  static constexpr auto geev = sgeev_;
+  static constexpr auto complex_geev = cgeev_;
 };
 
 template <>
@@ -89,6 +105,8 @@ struct Lapack<double> {
   static constexpr auto orgqr = dorgqr_;
   static constexpr auto gesdd = dgesdd_;
   static constexpr auto syevd = dsyevd_;
+  static constexpr auto geev = dgeev_;
+  static constexpr auto complex_geev = zgeev_;
 };
 
 int fortran_int(const char* op, int64_t n) {
@@ -281,6 +299,77 @@ void CpuBackend::eigh(const Tensor& a, const Tensor& w, const Tensor& info, bool
       Lapack<T>::syevd(&jobz, &uplo, &n, matrix<T>(a, i), &lda, row<T>(w, i), work.data(), &lwork, iwork.data(),
                        &liwork, static_cast<int*>(info.data_ptr()) + i, 1, 1);
   });
+}
+
+namespace {
+
+// geev of real matrices: the eigenvalues come as real and imaginary parts, and the eigenvectors of a
+// conjugate pair (imaginary part > 0 first) as the real and imaginary parts in two columns.
+template <class T>
+void real_eig(const Tensor& a, const Tensor& w, const Tensor& v, const Tensor& info) {
+  using C = std::complex<T>;
+  const int n = fortran_int("linalg.eig", a.size(1)), ld = n > 0 ? n : 1, one = 1;
+  const bool vectors = v.defined();
+  const char jobvl = 'N', jobvr = vectors ? 'V' : 'N';
+  int query = -1, query_info = 0;
+  T asked = 0;
+  Lapack<T>::geev(&jobvl, &jobvr, &n, nullptr, &ld, nullptr, nullptr, nullptr, &one, nullptr, &ld, &asked, &query,
+                  &query_info, 1, 1);
+  std::vector<T> work = workspace(asked), wr(n), wi(n), vr(vectors ? static_cast<size_t>(n) * n : 1);
+  const int lwork = static_cast<int>(work.size());
+  for (int64_t i = 0; i < a.size(0); ++i) {
+    int* status = static_cast<int*>(info.data_ptr()) + i;
+    Lapack<T>::geev(&jobvl, &jobvr, &n, matrix<T>(a, i), &ld, wr.data(), wi.data(), nullptr, &one, vr.data(), &ld,
+                    work.data(), &lwork, status, 1, 1);
+    C* values = row<C>(w, i);
+    for (int j = 0; j < n; ++j) values[j] = C(wr[j], wi[j]);
+    if (!vectors || *status != 0) continue;
+    C* columns = matrix<C>(v, i);
+    for (int j = 0; j < n; ++j) {
+      const T* re = vr.data() + static_cast<size_t>(j) * n;
+      if (wi[j] == 0) {
+        for (int k = 0; k < n; ++k) columns[j * n + k] = C(re[k], 0);
+      } else {
+        const T* im = re + n;  // the pair's second column
+        for (int k = 0; k < n; ++k) {
+          columns[j * n + k] = C(re[k], im[k]);
+          columns[(j + 1) * n + k] = C(re[k], -im[k]);
+        }
+        ++j;
+      }
+    }
+  }
+}
+
+template <class T>
+void complex_eig(const Tensor& a, const Tensor& w, const Tensor& v, const Tensor& info) {
+  using C = std::complex<T>;
+  const int n = fortran_int("linalg.eig", a.size(1)), ld = n > 0 ? n : 1, one = 1;
+  const bool vectors = v.defined();
+  const char jobvl = 'N', jobvr = vectors ? 'V' : 'N';
+  std::vector<T> rwork(2 * static_cast<size_t>(ld));
+  int query = -1, query_info = 0;
+  C asked = 0;
+  Lapack<T>::complex_geev(&jobvl, &jobvr, &n, nullptr, &ld, nullptr, nullptr, &one, nullptr, &ld, &asked, &query,
+                          rwork.data(), &query_info, 1, 1);
+  std::vector<C> work(std::max<size_t>(1, static_cast<size_t>(asked.real())));
+  const int lwork = static_cast<int>(work.size());
+  for (int64_t i = 0; i < a.size(0); ++i)
+    Lapack<T>::complex_geev(&jobvl, &jobvr, &n, matrix<C>(a, i), &ld, row<C>(w, i), nullptr, &one,
+                            vectors ? matrix<C>(v, i) : nullptr, &ld, work.data(), &lwork, rwork.data(),
+                            static_cast<int*>(info.data_ptr()) + i, 1, 1);
+}
+
+}  // namespace
+
+void CpuBackend::eig(const Tensor& a, const Tensor& w, const Tensor& v, const Tensor& info) {
+  switch (a.dtype()) {
+    case ScalarType::Float32: return real_eig<float>(a, w, v, info);
+    case ScalarType::Float64: return real_eig<double>(a, w, v, info);
+    case ScalarType::ComplexFloat: return complex_eig<float>(a, w, v, info);
+    case ScalarType::ComplexDouble: return complex_eig<double>(a, w, v, info);
+    default: fail_unsupported_dtype("linalg.eig", a.dtype());
+  }
 }
 
 }  // namespace tp::cpu

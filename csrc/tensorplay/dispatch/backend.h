@@ -251,6 +251,12 @@ class Backend {
   // `vectors`, or destroyed. info > 0: the iteration did not converge.
   virtual void eigh(const Tensor& a, const Tensor& w, const Tensor& info, bool upper, bool vectors) = 0;
 
+  // eig: a general a [batch, n, n], real or complex, is destroyed; w [batch, n] (complex) gets its
+  // eigenvalues, and, where v is defined, v [batch, n, n] (complex) its right eigenvectors as
+  // columns, each of norm 1 with its largest component real (LAPACK's geev). info > 0: the QR
+  // iteration did not converge.
+  virtual void eig(const Tensor& a, const Tensor& w, const Tensor& v, const Tensor& info) = 0;
+
   // Mixed precision (amp/grad_scaler.cpp): t *= inv_scale in place, and found_inf (one float32)
   // set to 1 when any element of t is inf or NaN.
   virtual void unscale_and_check_finite(const Tensor& t, const Tensor& found_inf, const Tensor& inv_scale) = 0;

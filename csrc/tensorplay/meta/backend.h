@@ -43,6 +43,7 @@ class MetaBackend final : public Backend {
   void qr_q(const Tensor&, const Tensor&) override {}
   void svd(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&) override {}
   void eigh(const Tensor&, const Tensor&, const Tensor&, bool, bool) override {}
+  void eig(const Tensor&, const Tensor&, const Tensor&, const Tensor&) override {}
   void special_function(SpecialFunction, const Tensor&, const Tensor&, const Tensor&) override {}
   void fft_c2c(const Tensor&, const Tensor&, IntArrayRef, bool, double) override {}
   void sparse_rows_mm(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&, bool) override {}

@@ -333,6 +333,9 @@ Tensor linalg_svdvals(const Tensor& A);
 // The eigenvalues (ascending) and, where compute_v, the eigenvectors (columns) of the symmetric A,
 // of which the triangle named by `upper` is read.
 std::pair<Tensor, Tensor> linalg_eigh(const Tensor& A, bool upper = false, bool compute_v = true);
+// Eigenvalues and right eigenvectors (columns of norm 1) of any square A, complex; values alone
+// without compute_v.
+std::pair<Tensor, Tensor> linalg_eig(const Tensor& A, bool compute_v = true);
 // The row order of the pivots of an LU factorization of `rows` rows: A's row i is row perm[i]
 // of L U; [..., rows] int64.
 Tensor lu_permutation(const Tensor& pivots, int64_t rows);

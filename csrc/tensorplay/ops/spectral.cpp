@@ -1,5 +1,6 @@
-// The spectral decompositions, A = U diag(S) V^T (SVD) and A = V diag(L) V^T for symmetric A
-// (eigh), over the backend's LAPACK kernels (dispatch/backend.h), with their backward nodes.
+// The spectral decompositions, A = U diag(S) V^T (SVD), A = V diag(L) V^T for symmetric A (eigh)
+// and A = V diag(L) V^-1 for any square A (eig, complex L and V), over the backend's LAPACK
+// kernels (dispatch/backend.h), with their backward nodes.
 // Results are column-major, as PyTorch's are. The pseudo-inverse, ranks, condition numbers and
 // spectral norms are composites of these (tensorplay/_composites/linalg.py, linalg.cpp).
 //
@@ -11,7 +12,10 @@
 //         min(m, n) do not enter (as in PyTorch, their gradient is dropped).
 //   eigh: gA = V [skew(V^T gV) / 2E + diag(gL)] V^T (V's gradient taken on the orthogonal
 //         matrices' tangent space, so gA is symmetric).
-// Both are infinite where singular values (eigenvalues) repeat, as in PyTorch.
+//   eig:  gA = V^-H [(V^H gV - V^H V Re(diag(V^H gV))) / conj(E) + diag(gL)] V^H (off the diagonal,
+//         the quotient; on it, gL), its real part for a real A. The second term keeps V's columns
+//         of norm 1, as LAPACK normalises them.
+// All are infinite where singular values (eigenvalues) repeat, as in PyTorch.
 
 #include <cmath>
 #include <string>
@@ -98,6 +102,44 @@ class EighBackward final : public autograd::Node {
   autograd::SavedTensor l_, v_;
 };
 
+// X with M X = B for complex M and B, as the real system [[Re M, -Im M], [Im M, Re M]] [Re X; Im X]
+// = [Re B; Im B] (the backend's solves are real).
+Tensor complex_solve(const Tensor& M, const Tensor& B) {
+  const Tensor re = real(M), im = imag(M);
+  const Tensor system = cat({cat({re, neg(im)}, -1), cat({im, re}, -1)}, -2);
+  const Tensor x = linalg_solve(system, cat({real(B), imag(B)}, -2));
+  const int64_t n = M.size(-1);
+  return complex(narrow(x, -2, 0, n), narrow(x, -2, n, n));
+}
+
+class EigBackward final : public autograd::Node {
+ public:
+  explicit EigBackward(bool complex_input) : complex_input_(complex_input) {}
+  std::string name() const override { return "LinalgEigBackward0"; }
+  TensorList apply(TensorList&& grads) override {
+    Tensor L = l_.unpack(*this), V = v_.unpack(*this);
+    const Tensor &gL = grads[0], &gV = grads[1];
+    if (!gL.defined() && !gV.defined()) return {Tensor()};
+    const Tensor VH = conj(mT(V));
+    const Tensor off_diagonal = rsub(eye(L.size(-1), {}, real_part_type(L.dtype()), L.device()), 1);
+    Tensor core = zeros_like(V);
+    if (gV.defined()) {
+      const Tensor VHgV = matmul(VH, gV);
+      const Tensor norm_term = matmul(VH, mul(V, unsqueeze(real(diagonal(VHgV, 0, -2, -1)), -2)));
+      core = mul(div(sub(VHgV, norm_term), differences(conj(L))), off_diagonal);
+    }
+    if (gL.defined()) core = add(core, diagonal_matrix(gL));
+    Tensor gA = complex_solve(VH, matmul(core, VH));
+    return {complex_input_ ? gA : real(gA)};
+  }
+  void release_saved() override {
+    l_.release();
+    v_.release();
+  }
+  bool complex_input_;
+  autograd::SavedTensor l_, v_;
+};
+
 void check_not_nan(const Tensor& A) {
   if (!A.device().is_cpu() || A.numel() == 0) return;
   TP_CHECK_KIND(ErrorKind::LinAlg, !any(isnan(A)).item().to_bool(), "[linalg.svd] The algorithm ",
@@ -177,6 +219,53 @@ std::pair<Tensor, Tensor> linalg_eigh(const Tensor& A, bool upper, bool compute_
   });
   Tensor L = reshape(w, with_vector(batch, n));
   Tensor V = vectors ? reshape(a, with_matrix(batch, n, n)) : Tensor();
+  record.finish(L, V);
+  if (record) {
+    record->l_ = autograd::SavedTensor(L, true);
+    record->v_ = autograd::SavedTensor(V, true);
+  }
+  return {L, compute_v ? V : Tensor()};
+}
+
+std::pair<Tensor, Tensor> linalg_eig(const Tensor& A, bool compute_v) {
+  const char* op = compute_v ? "linalg.eig" : "linalg.eigvals";
+  TP_CHECK(A.dim() >= 2, "[", op, "] The input tensor A must have at least 2 dimensions.");
+  check_square("linalg.eig", A);
+  TP_CHECK(is_floating_point(A.dtype()) || is_complex(A.dtype()), "[", op, "] Unknown Complex ScalarType for ",
+           name(A.dtype()));
+  TP_CHECK_KIND(ErrorKind::NotImplemented, A.dtype() != ScalarType::Float16 && A.dtype() != ScalarType::BFloat16,
+                "[", op, "] \"linalg_eig_out_cpu\" not implemented for '", name(A.dtype()), "'");
+  autograd::Record<EigBackward> record({&A}, is_complex(A.dtype()));
+  const bool vectors = compute_v || record;
+  const Shape batch = batch_shape(A);
+  const int64_t batches = count(batch), n = A.size(-1);
+  const ScalarType values_type = is_complex(A.dtype()) ? A.dtype() : complex_type_of(A.dtype());
+  Tensor a = column_major(A, batch);
+  // A matrix with an inf or NaN is refused where eigenvectors are asked for, and has NaN
+  // eigenvalues otherwise, as in PyTorch; LAPACK never sees it.
+  Tensor finite;
+  if (A.device().is_cpu() && a.numel() > 0) {
+    const Tensor elements = is_complex(a.dtype()) ? logical_and(isfinite(real(a)), isfinite(imag(a))) : isfinite(a);
+    finite = all(elements, {1, 2});
+    if (!all(finite).item().to_bool()) {
+      TP_CHECK(!vectors, "[", op, "] input tensor should not contain infs or NaNs.");
+      a = where(unsqueeze(unsqueeze(finite, 1), 2), a, zeros_like(a));
+    } else {
+      finite = Tensor();
+    }
+  }
+  Tensor w = empty({batches, n}, values_type, A.device());
+  Tensor v = vectors ? empty_column_major(batches, n, n, w) : Tensor();
+  Tensor info = zeros({batches}, ScalarType::Int32, A.device());
+  backend(A.device()).eig(a, w, v, info);
+  check_infos(op, info, !batch.empty(), [](int code) {
+    return "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "
+           "eigenvalues (error code: " +
+           std::to_string(code) + ").";
+  });
+  if (finite.defined()) w = where(unsqueeze(finite, 1), w, full_like(w, std::nan("")));
+  Tensor L = reshape(w, with_vector(batch, n));
+  Tensor V = vectors ? reshape(v, with_matrix(batch, n, n)) : Tensor();
   record.finish(L, V);
   if (record) {
     record->l_ = autograd::SavedTensor(L, true);

@@ -27,6 +27,7 @@ geqrf_result = return_type("geqrf", "a tau")
 linalg_svd_result = return_type("linalg_svd", "U S Vh")
 svd_result = return_type("svd", "U S V")
 eigh_result = return_type("linalg_eigh", "eigenvalues eigenvectors")
+eig_result = return_type("linalg_eig", "eigenvalues eigenvectors")
 lstsq_result = return_type("linalg_lstsq", "solution residuals rank singular_values")
 
 
@@ -441,6 +442,25 @@ def linalg_eigh(A, UPLO="L", *, out=None):
 def linalg_eigvalsh(A, UPLO="L", *, out=None):
     result = _eigh("linalg.eigvalsh", A, UPLO, True)
     return result if out is None else write_out("linalg_eigvalsh", out, result)
+
+
+# ---- the general eigendecomposition (complex eigenvalues and eigenvectors) ----
+
+def _eig(op, A, values_only):
+    _check_types(op, A)
+    (A,) = float32_inputs(A)
+    with _named(op):
+        return _L.eigvals(A) if values_only else _L.eig(A)
+
+
+def linalg_eig(A, *, out=None):
+    result = eig_result(*_eig("linalg.eig", A, False))
+    return result if out is None else write_outs("linalg_eig", out, result)
+
+
+def linalg_eigvals(A, *, out=None):
+    result = _eig("linalg.eigvals", A, True)
+    return result if out is None else write_out("linalg_eigvals", out, result)
 
 
 # ---- tensor inverses and solves, Vandermonde matrices ----
