@@ -785,3 +785,14 @@ def test_ops_that_would_fill_every_element_refuse(call):
     with pytest.raises(NotImplementedError):
         call(build(tp, "matrix"))
 
+
+def test_data_assignment_carries_the_layout():
+    """x.data = s makes x show the sparse tensor, parts and all; an op on it still refuses cleanly."""
+    s = build(tp, "matrix")
+    x = tp.zeros(2, 3)
+    x.data = s
+    assert x.is_sparse and x._nnz() == 4
+    np.testing.assert_array_equal(x.to_dense().numpy(), s.to_dense().numpy())
+    with pytest.raises(NotImplementedError):
+        x.exp()
+

@@ -35,6 +35,10 @@ void TensorImpl::refuse_sparse_data() const {
 void TensorImpl::set_data(const TensorImpl& other) {
   storage_ = other.storage_;
   dtype_ = other.dtype_;
+  layout_ = other.layout_;
+  sparse_indices_ = other.sparse_indices_;
+  sparse_values_ = other.sparse_values_;
+  coalesced_ = other.coalesced_;
   set_sizes_and_strides(other.sizes_, other.strides_, other.storage_offset_);
 }
 

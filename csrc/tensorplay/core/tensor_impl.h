@@ -55,7 +55,8 @@ class TensorImpl : public RefCounted {
   const intrusive_ptr<TensorImpl>& view_base() const { return view_base_; }
   void set_view_base(intrusive_ptr<TensorImpl> base) { view_base_ = std::move(base); }
 
-  // Makes this tensor show other's data (`x.data = y`): storage, dtype and geometry.
+  // Makes this tensor show other's data (`x.data = y`): storage, dtype, geometry and layout (with a
+  // sparse tensor's parts).
   void set_data(const TensorImpl& other);
 
   // In-place changes of the view itself (squeeze_, t_, as_strided_ ...).

@@ -100,18 +100,19 @@ def _values(input):
     return _C._sparse_values(input)
 
 
-def indices(input):
-    _refuse_strided("indices", input)
+def _coalesced_part(name, input, part):
+    _refuse_strided(name, input)
     if not _C._sparse_is_coalesced(input):
-        raise RuntimeError("Cannot get indices on an uncoalesced tensor, please call .coalesce() first")
-    return _C._sparse_indices(input)
+        raise RuntimeError(f"Cannot get {name} on an uncoalesced tensor, please call .coalesce() first")
+    return part(input)
+
+
+def indices(input):
+    return _coalesced_part("indices", input, _C._sparse_indices)
 
 
 def values(input):
-    _refuse_strided("values", input)
-    if not _C._sparse_is_coalesced(input):
-        raise RuntimeError("Cannot get values on an uncoalesced tensor, please call .coalesce() first")
-    return _C._sparse_values(input)
+    return _coalesced_part("values", input, _C._sparse_values)
 
 
 def _nnz(input):
