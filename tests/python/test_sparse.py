@@ -670,6 +670,12 @@ UNSUPPORTED = {
     "uniform_": lambda s: s.uniform_(),
     "sparse.add_(dense)": lambda s: s.add_(tp.ones(2, 3)),
     "len and bool": lambda s: bool(s),
+    "t_": lambda s: s.t_(),
+    "unsqueeze_": lambda s: s.unsqueeze_(0),
+    "resize_": lambda s: s.resize_(6),
+    "set_ onto a sparse tensor": lambda s: s.set_(tp.zeros(3)),
+    "set_ from a sparse tensor": lambda s: tp.zeros(2).set_(s),
+    "as_strided_": lambda s: s.as_strided_((6,), (1,)),
 }
 
 

@@ -39,10 +39,18 @@ void TensorImpl::set_data(const TensorImpl& other) {
   sparse_indices_ = other.sparse_indices_;
   sparse_values_ = other.sparse_values_;
   coalesced_ = other.coalesced_;
-  set_sizes_and_strides(other.sizes_, other.strides_, other.storage_offset_);
+  sizes_ = other.sizes_;
+  strides_ = other.strides_;
+  storage_offset_ = other.storage_offset_;
+  refresh();
 }
 
 void TensorImpl::set_sizes_and_strides(Shape sizes, Shape strides, int64_t storage_offset) {
+  // (A sparse tensor's sizes go with its indices: t_, squeeze_ or resize_ of one would leave them
+  // pointing elsewhere.)
+  if (layout_ != Layout::Strided)
+    detail::fail(ErrorKind::NotImplemented, "[sparse_coo] a sparse COO tensor is not reshaped in place: the "
+                 "out-of-place op (t(), transpose()) gives a new one");
   sizes_ = std::move(sizes);
   strides_ = std::move(strides);
   storage_offset_ = storage_offset;

@@ -218,6 +218,8 @@ Tensor as_strided(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, std::
 }
 
 Tensor resize_(const Tensor& self, IntArrayRef sizes, MemoryFormat format) {
+  TP_CHECK_KIND(ErrorKind::NotImplemented, !self.is_sparse(), "[resize_] a sparse COO tensor is not resized in "
+                "place: sparse_coo_tensor() builds one of another size from its parts");
   TP_CHECK(!self.requires_grad(), "[resize_] cannot resize variables that require grad");
   for (int64_t s : sizes)
     TP_CHECK(s >= 0, "[resize_] Trying to create tensor with negative dimension ", s, ": ", to_string(sizes));
@@ -248,6 +250,8 @@ Tensor storage_bytes(const Tensor& t) {
 }
 
 Tensor set_(const Tensor& self, const Tensor& source, int64_t storage_offset, IntArrayRef sizes, IntArrayRef strides) {
+  TP_CHECK_KIND(ErrorKind::NotImplemented, !self.is_sparse() && !source.is_sparse(), "[set_] a sparse COO tensor "
+                "has no storage to show or to replace");
   TP_CHECK(sizes.size() == strides.size(), "[set_] size and stride must have the same length, got ",
            to_string(sizes), " and ", to_string(strides));
   TP_CHECK(storage_offset >= 0, "[set_] Tensor: invalid storage offset ", storage_offset);
