@@ -39,6 +39,8 @@ import ml_dtypes
 import numpy as np
 
 from tensorplay import _C
+from tensorplay._composites.sparse_coo import sparse_coo_tensor
+from tensorplay._composites import tensor_api as _tensor_api
 from tensorplay._tensor import from_numpy
 from tensorplay.storage import TypedStorage, UntypedStorage
 from tensorplay._C import Tensor
@@ -148,6 +150,22 @@ def _check_window(storage, offset, size, stride):
                                          f"{offset} reaches element {end - 1} of a storage of {storage.array.size}")
 
 
+def _layout_named(name):
+    layout = getattr(_tensor_api, name.removeprefix("torch."), None) if name.startswith("torch.") else None
+    if not isinstance(layout, _tensor_api.layout):
+        raise pickle.UnpicklingError(f"load: {name!r} names no layout")
+    return layout
+
+
+def _rebuild_sparse_tensor(layout, data):
+    """A sparse COO tensor from its parts (indices, values, size and, in files of PyTorch 2.1 on,
+    is_coalesced), checked as every sparse tensor is: a corrupt file's indices raise."""
+    if layout is not _tensor_api.sparse_coo:
+        raise pickle.UnpicklingError(f"load: a {layout} tensor; tensorplay has only the sparse COO layout")
+    indices, values, size, *coalesced = data
+    return sparse_coo_tensor(indices, values, size, is_coalesced=coalesced[0] if coalesced else None)
+
+
 def _rebuild_parameter(data, requires_grad, backward_hooks):
     from tensorplay.nn import Parameter
     return Parameter(data, requires_grad)
@@ -175,6 +193,8 @@ _TORCH_GLOBALS = {
     ("torch._utils", "_rebuild_tensor"): _rebuild_tensor,
     ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
     ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter_with_state,
+    ("torch._utils", "_rebuild_sparse_tensor"): _rebuild_sparse_tensor,
+    ("torch.serialization", "_get_layout"): _layout_named,
     ("torch", "device"): _device,
     ("torch", "Size"): _size,
     ("collections", "OrderedDict"): collections.OrderedDict,
@@ -461,6 +481,7 @@ class _TorchGlobal:
 
 _REBUILD_TENSOR = _TorchGlobal("torch._utils", "_rebuild_tensor_v2")
 _REBUILD_PARAMETER = _TorchGlobal("torch._utils", "_rebuild_parameter")
+_REBUILD_SPARSE = _TorchGlobal("torch._utils", "_rebuild_sparse_tensor")
 _STORAGE_NAMES = {dtype: name for name, (dtype, _) in _STORAGE_DTYPES.items()}
 
 
@@ -496,11 +517,16 @@ class _Pickler(pickle._Pickler):  # the Python pickler: its dispatch table takes
         from tensorplay.nn import Parameter
         if isinstance(obj, Parameter):
             return _REBUILD_PARAMETER, (obj.detach(), obj.requires_grad, collections.OrderedDict())
+        if isinstance(obj, Tensor) and obj.is_sparse:
+            return _REBUILD_SPARSE, (obj.layout, (obj._indices(), obj._values().detach(), Size(obj.shape),
+                                                  obj.is_coalesced()))
         if isinstance(obj, Tensor):
             return _REBUILD_TENSOR, (self._storage(obj), obj.storage_offset(), tuple(obj.shape), obj.stride(),
                                      obj.requires_grad, collections.OrderedDict())
         if isinstance(obj, Size):
             return _TorchGlobal("torch", "Size"), (tuple(obj),)
+        if isinstance(obj, _tensor_api.layout):  # by name, as PyTorch writes one
+            return _TorchGlobal("torch.serialization", "_get_layout"), (f"torch.{obj._name}",)
         if isinstance(obj, _C.device):
             return _TorchGlobal("torch", "device"), (str(obj),)
         return NotImplemented

@@ -5,7 +5,7 @@ size, stride, requires_grad, and the Python attributes set on it. A storage is o
 storage for as long as a pickler (or a deep copy) holds it, so the pickle's memo writes it once:
 views pickled together (x and x[1:], a module's tied weights) view one storage again after loading,
 and so do the tensors of a deep copy. Parameters keep their class (nn/parameter.py). A shallow copy
-(copy.copy) is a new tensor on the same memory, as PyTorch's.
+(copy.copy) is a new tensor on the same memory, as PyTorch's. A sparse tensor pickles as its parts.
 """
 
 import copy
@@ -68,7 +68,18 @@ def _rebuild_meta(dtype, size, stride, requires_grad):
     return _C.empty_strided(size, stride, dtype=dtype, device="meta").requires_grad_(requires_grad)
 
 
+def _rebuild_sparse(indices, values, size, coalesced, requires_grad):
+    result = _C._sparse_coo_tensor(indices, values, list(size), coalesced)
+    return result.requires_grad_(True) if requires_grad else result
+
+
+def _sparse_parts(tensor):
+    return tensor._indices(), tensor._values().detach(), tuple(tensor.shape), tensor.is_coalesced()
+
+
 def _tensor_reduce_ex(self, protocol):
+    if self.is_sparse:
+        return _rebuild_sparse, (*_sparse_parts(self), self.requires_grad)
     if self.is_meta:
         return _rebuild_meta, (self.dtype, tuple(self.shape), self.stride(), self.requires_grad)
     if self.device.type != "cpu":
@@ -85,7 +96,9 @@ def _tensor_deepcopy(self, memo):
                            "torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001")
     if id(self) in memo:
         return memo[id(self)]
-    if self.is_meta:
+    if self.is_sparse:
+        result = _rebuild_sparse(*copy.deepcopy(_sparse_parts(self), memo), self.requires_grad)
+    elif self.is_meta:
         result = _rebuild_meta(self.dtype, tuple(self.shape), self.stride(), self.requires_grad)
     else:
         storage = _Storage.of(self)

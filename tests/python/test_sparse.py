@@ -7,7 +7,10 @@ sparse operand, repr, autocast, and clean errors from the ops that have no spars
 Most cases build the same tensor in both libraries (`m`) and compare what comes out; sparse results
 are compared through their parts or densified."""
 
+import copy
+import io
 import itertools
+import pickle
 import re
 
 import numpy as np
@@ -802,3 +805,42 @@ def test_data_assignment_carries_the_layout():
     with pytest.raises(NotImplementedError):
         x.exp()
 
+
+
+# ---- saving, loading, pickling and copying ----
+
+def test_checkpoints_round_trip_between_the_libraries():
+    """tensorplay.save writes a sparse tensor as torch.save does (its parts, rebuilt by
+    torch._utils._rebuild_sparse_tensor): torch.load reads it, with its weights-only unpickler, and
+    tensorplay.load reads torch's."""
+    ours = {"uncoalesced": build(tp, "matrix"), "coalesced": build(tp, "hybrid").coalesce()}
+    buffer = io.BytesIO()
+    tp.save(ours, buffer)
+    loaded = torch.load(io.BytesIO(buffer.getvalue()))
+    theirs = {"uncoalesced": build(torch, "matrix"), "coalesced": build(torch, "hybrid").coalesce()}
+    for key in ours:
+        assert_same(ours[key], loaded[key])
+        assert loaded[key].is_coalesced() == theirs[key].is_coalesced()
+    buffer = io.BytesIO()
+    torch.save(theirs, buffer)
+    back = tp.load(io.BytesIO(buffer.getvalue()))
+    for key in ours:
+        assert_same(back[key], theirs[key])
+        assert back[key].is_coalesced() == ours[key].is_coalesced()
+
+
+def test_a_checkpoint_with_indices_out_of_range_raises():
+    bad = torch.sparse_coo_tensor([[0, 5]], [1.0, 2.0], (2,), check_invariants=False)
+    buffer = io.BytesIO()
+    torch.save(bad, buffer)
+    with pytest.raises(pickle.UnpicklingError, match="size is inconsistent with indices"):
+        tp.load(io.BytesIO(buffer.getvalue()))
+
+
+@pytest.mark.parametrize("copier", [copy.deepcopy, lambda s: pickle.loads(pickle.dumps(s))], ids=["deepcopy", "pickle"])
+def test_copies_keep_parts_and_requires_grad(copier):
+    s = tp.sparse_coo_tensor([[0, 1, 0]], [1.0, 2.0, 3.0], (3,), requires_grad=True)
+    c = copier(s)
+    assert c.is_sparse and c.requires_grad and not c.is_coalesced()
+    np.testing.assert_array_equal(c._indices().numpy(), s._indices().numpy())
+    np.testing.assert_array_equal(c._values().detach().numpy(), s._values().detach().numpy())
