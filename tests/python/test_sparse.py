@@ -844,3 +844,23 @@ def test_copies_keep_parts_and_requires_grad(copier):
     assert c.is_sparse and c.requires_grad and not c.is_coalesced()
     np.testing.assert_array_equal(c._indices().numpy(), s._indices().numpy())
     np.testing.assert_array_equal(c._values().detach().numpy(), s._values().detach().numpy())
+
+
+def _scale_shared_values(queue, s):
+    s._values().detach().mul_(10)
+    queue.put((s.is_sparse, s.is_shared()))
+
+
+def test_sparse_tensors_cross_processes_through_shared_memory():
+    """share_memory_() shares the parts; a worker's write to the values is the parent's."""
+    s = tp.sparse_coo_tensor([[0, 1, 0]], [1.0, 2.0, 3.0], (3,)).share_memory_()
+    assert s.is_shared()
+    ctx = tp.multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    worker = ctx.Process(target=_scale_shared_values, args=(queue, s))
+    worker.start()
+    try:
+        assert queue.get(timeout=120) == (True, True)
+    finally:
+        worker.join(timeout=120)
+    np.testing.assert_array_equal(s.to_dense().numpy(), [40.0, 20.0, 0.0])

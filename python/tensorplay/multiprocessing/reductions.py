@@ -17,6 +17,7 @@ import numpy as np
 
 from tensorplay import _C
 from tensorplay._C import Tensor
+from tensorplay._pickling import _rebuild_sparse, _sparse_parts
 
 __all__ = ["init_reductions"]
 
@@ -59,7 +60,9 @@ def _mapping_of(tensor):
 
 
 def _is_shared(self):
-    """Whether the tensor's storage is in memory shared between processes."""
+    """Whether the tensor's storage (a sparse tensor's values) is in memory shared between processes."""
+    if self.is_sparse:
+        return _is_shared(self._values().detach())
     return _mapping_of(self) is not None
 
 
@@ -67,6 +70,10 @@ def _share_memory_(self):
     """Moves the tensor's storage into shared memory (every view of it follows); a no-op when it is
     there already. Returns the tensor."""
     if self.is_meta or self.device.type != "cpu":
+        return self
+    if self.is_sparse:  # its parts
+        self._indices().share_memory_()
+        self._values().detach().share_memory_()
         return self
     if _is_shared(self):
         return self
@@ -95,6 +102,8 @@ def _reduce_tensor(tensor):
         raise RuntimeError("Cowardly refusing to serialize non-leaf tensor which requires_grad, since autograd does "
                            "not support crossing process boundaries.  If you just want to transfer the data, call "
                            "detach() on the tensor before serializing (e.g., putting it on the queue).")
+    if tensor.is_sparse:  # its parts, each through shared memory
+        return _rebuild_sparse, (*_sparse_parts(tensor), tensor.requires_grad)
     if tensor.is_meta or tensor.detach()._storage_bytes().numel() == 0:
         return tensor.__reduce_ex__(2)  # nothing to share
     tensor.share_memory_()
