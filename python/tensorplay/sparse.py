@@ -49,23 +49,8 @@ def sum(input, dim=None, dtype=None):
     _check_sparse("sparse.sum", input)
     if dim is None:
         # Coalesced first, so that a bool tensor's repeated entries count once, as in PyTorch.
-        values = input.coalesce()._values()
-        return (values if dtype is None else values.to(dtype)).sum()
-    values, indices = input._values(), input._indices()
-    if dtype is not None:
-        values = values.to(dtype)
-    dims = [dim] if isinstance(dim, int) else list(dim)
-    dims = sorted({_wrap("sparse.sum", d, input.dim()) for d in dims})
-    sparse_dim = indices.shape[0]
-    summed_sparse = [d for d in dims if d < sparse_dim]
-    summed_dense = [d for d in dims if d >= sparse_dim]
-    if summed_dense:
-        values = values.sum([1 + d - sparse_dim for d in summed_dense])
-    if len(summed_sparse) == sparse_dim:
-        return values.sum(0)
-    kept = [d for d in range(sparse_dim) if d not in summed_sparse]
-    size = [input.shape[d] for d in range(input.dim()) if d not in dims]
-    return _C._sparse_coo_tensor_unsafe(indices[kept], values, size, False).coalesce()
+        return input.coalesce().sum(dtype=dtype)
+    return input.sum([dim] if isinstance(dim, int) else list(dim), dtype=dtype)
 
 
 def _softmax(op, input, dim, dtype, log):

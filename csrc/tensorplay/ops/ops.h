@@ -453,6 +453,9 @@ Tensor sparse_to(const Tensor& t, Device device, ScalarType dtype, bool copy);
 // holds the gradient at that index (an element is the sum of its entries), so .grad says it once.
 Tensor sparse_leaf_gradient(const Tensor& grad, const Tensor& variable);
 Tensor sparse_mm(const Tensor& a, const Tensor& b);
+// The sum over dims (all: a dense 0-dim tensor): dense where every sparse dim is summed (unless
+// keepdim), a coalesced sparse tensor of the rest otherwise.
+Tensor sparse_sum(const Tensor& t, IntArrayRef dims, bool keepdim, OptionalDType dtype);
 // a @ b with b sparse: (b^T @ a^T)^T.
 Tensor dense_sparse_mm(const Tensor& a, const Tensor& b);
 // Swaps two sparse dims (their index rows) or two dense ones (the values' dims).

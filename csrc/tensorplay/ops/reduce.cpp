@@ -216,6 +216,8 @@ Tensor arg_only(const char* op, ArgReduceOp kind, const Tensor& t, std::optional
 
 Tensor sum(const Tensor& t, IntArrayRef dims, bool keepdim, OptionalDType dtype) {
   TP_OP_ENTRY(sum, t, dims, keepdim, dtype);
+  if (t.is_sparse()) [[unlikely]]
+    return sparse_sum(t, dims, keepdim, dtype);
   if (is_complex(dtype.value_or(t.dtype()))) return complex_sum(dtype ? to(t, *dtype) : t, dims, keepdim, false);
   std::vector<bool> mask = dim_mask("sum", dims, t.dim());
   autograd::Record<SumBackward> record({&t}, dims.empty() ? "SumBackward0" : "SumBackward1",

@@ -293,6 +293,30 @@ Tensor sparse_mm(const Tensor& a, const Tensor& b) {
   return record.finish(rows_mm(rows, values, b, a.size(0), /*transpose=*/false));
 }
 
+Tensor sparse_sum(const Tensor& t, IntArrayRef dims, bool keepdim, OptionalDType dtype) {
+  Tensor values = sparse_values(t);
+  if (dims.empty()) return sum(values, {}, false, dtype);
+  const Tensor indices = sparse_indices(t);
+  const int64_t sparse_dim = indices.size(0);
+  std::vector<bool> summed(t.dim(), false);
+  for (int64_t d : dims) summed[wrap_dim("sum", d, t.dim())] = true;
+  std::vector<int64_t> dense_dims;  // of the values, whose dim 0 runs over the entries
+  for (int64_t d = sparse_dim; d < t.dim(); ++d)
+    if (summed[d]) dense_dims.push_back(d - sparse_dim + 1);
+  values = dense_dims.empty() ? (dtype ? to(values, *dtype) : values) : sum(values, dense_dims, keepdim, dtype);
+  TensorList rows;  // of the result's indices
+  Shape sizes;
+  bool every_sparse_dim = true;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (d < sparse_dim && !summed[d]) rows.push_back(select(indices, 0, d));
+    if (d < sparse_dim && summed[d] && keepdim) rows.push_back(zeros_like(select(indices, 0, d)));
+    if (!summed[d] || keepdim) sizes.push_back(summed[d] ? 1 : t.size(d));
+    every_sparse_dim &= d >= sparse_dim || summed[d];
+  }
+  if (every_sparse_dim) return reshape(sum(values, {0}), sizes);
+  return coalesce(sparse_coo_tensor_unsafe(stack(rows), values, sizes, false));
+}
+
 Tensor dense_sparse_mm(const Tensor& a, const Tensor& b) {
   TP_CHECK(a.dim() == 2 && !a.is_sparse(), "[mm] the first operand of a product with a sparse second one must be a "
            "dense matrix, got a ", a.is_sparse() ? "sparse" : "dense", " ", a.dim(), "-D tensor");
