@@ -9,7 +9,6 @@
 #include "tensorplay/autograd/saved_tensor.h"
 #include "tensorplay/dispatch/backend.h"
 #include "tensorplay/ops/ops.h"
-#include "tensorplay/profiler/op_span.h"
 
 namespace tp {
 
