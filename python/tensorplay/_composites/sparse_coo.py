@@ -90,14 +90,20 @@ def _check_coalesced(t):
 
 # ---- the parts ----
 
-def _indices(input):
-    _refuse_strided("_indices", input)
-    return _C._sparse_indices(input)
+def _reading(name, part):
+    """The method `name` that reads part(input) of a sparse tensor, and refuses a strided one."""
+    def method(input):
+        _refuse_strided(name, input)
+        return part(input)
+    method.__name__ = method.__qualname__ = name
+    return method
 
 
-def _values(input):
-    _refuse_strided("_values", input)
-    return _C._sparse_values(input)
+_indices = _reading("_indices", _C._sparse_indices)
+_values = _reading("_values", _C._sparse_values)
+_nnz = _reading("_nnz", lambda input: _C._sparse_indices(input).shape[1])
+coalesce = _reading("coalesce", _C._coalesce)
+is_coalesced = _reading("is_coalesced", _C._sparse_is_coalesced)
 
 
 def _coalesced_part(name, input, part):
@@ -115,11 +121,6 @@ def values(input):
     return _coalesced_part("values", input, _C._sparse_values)
 
 
-def _nnz(input):
-    _refuse_strided("_nnz", input)
-    return _C._sparse_indices(input).shape[1]
-
-
 def sparse_dim(input):
     """The number of sparse dims (those the indices address): 0 for a strided tensor."""
     return _C._sparse_indices(input).shape[0] if input.is_sparse else 0
@@ -128,16 +129,6 @@ def sparse_dim(input):
 def dense_dim(input):
     """The number of dense dims (those of each stored value): all of a strided tensor's."""
     return input.dim() - sparse_dim(input)
-
-
-def coalesce(input):
-    _refuse_strided("coalesce", input)
-    return _C._coalesce(input)
-
-
-def is_coalesced(input):
-    _refuse_strided("is_coalesced", input)
-    return _C._sparse_is_coalesced(input)
 
 
 def _coalesced_(input, coalesced):
