@@ -333,15 +333,10 @@ Tensor sparse_binary(const BinarySpec& spec, const Tensor& a, const Tensor& b, c
   const Tensor& s = a.is_sparse() ? a : b;
   const Tensor& other = a.is_sparse() ? b : a;
   const Tensor values = sparse_values(s), indices = sparse_indices(s);
-  Tensor factor = other;
-  if (other.dim() > 0) {
-    TP_CHECK(std::ranges::equal(other.sizes(), s.sizes()), "[", spec.name, "] a sparse tensor is multiplied by a "
-             "number, a 0-dim tensor or a dense tensor of its size, got ", to_string(other.sizes()), " and ",
-             to_string(s.sizes()));
-    std::vector<std::optional<Tensor>> rows;
-    for (int64_t d = 0; d < indices.size(0); ++d) rows.emplace_back(select(indices, 0, d));
-    factor = index(other, rows);
-  }
+  TP_CHECK(other.dim() == 0 || std::ranges::equal(other.sizes(), s.sizes()), "[", spec.name, "] a sparse tensor "
+           "is multiplied by a number, a 0-dim tensor or a dense tensor of its size, got ", to_string(other.sizes()),
+           " and ", to_string(s.sizes()));
+  const Tensor factor = other.dim() == 0 ? other : elements_at(other, indices);
   return sparse_coo_tensor_unsafe(indices, binary(spec, a.is_sparse() ? values : factor, a.is_sparse() ? factor : values),
                                   s.sizes(), s.impl()->is_coalesced());
 }

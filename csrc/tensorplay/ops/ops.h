@@ -448,6 +448,8 @@ Tensor to_dense(const Tensor& t, OptionalDType dtype = {});
 Tensor sparse_add(const Tensor& a, const Tensor& b, const Scalar& alpha);
 Tensor sparse_add_(const Tensor& self, const Tensor& other, const Scalar& alpha);
 Tensor sparse_to(const Tensor& t, Device device, ScalarType dtype, bool copy);
+// The elements of a dense tensor at sparse indices (int64 [sparse_dim, nnz]): [nnz, its other sizes].
+Tensor elements_at(const Tensor& dense, const Tensor& indices);
 // The gradient of a sparse leaf as its .grad holds it. One that came back through values() holds an
 // entry for each entry the leaf stores; where the leaf stores an index more than once, each of those
 // holds the gradient at that index (an element is the sum of its entries), so .grad says it once.

@@ -254,20 +254,6 @@ std::string size_tuple(IntArrayRef sizes) {
   return out + (sizes.size() == 1 ? ",)" : ")");
 }
 
-}  // namespace
-
-PrintOptions get_printoptions() {
-  std::lock_guard<std::mutex> lock(g_options_mutex);
-  return g_options;
-}
-
-void set_printoptions(const PrintOptions& options) {
-  std::lock_guard<std::mutex> lock(g_options_mutex);
-  g_options = options;
-}
-
-namespace {
-
 // A sparse COO tensor prints its parts, each as a tensor of its own (without their dtype, which
 // the tensor's suffixes give), as PyTorch does.
 std::string sparse_body(const Tensor& t, int64_t indent, const PrintOptions& options) {
@@ -289,6 +275,16 @@ std::string sparse_body(const Tensor& t, int64_t indent, const PrintOptions& opt
 }
 
 }  // namespace
+
+PrintOptions get_printoptions() {
+  std::lock_guard<std::mutex> lock(g_options_mutex);
+  return g_options;
+}
+
+void set_printoptions(const PrintOptions& options) {
+  std::lock_guard<std::mutex> lock(g_options_mutex);
+  g_options = options;
+}
 
 std::string to_string(const Tensor& t, const PrintOptions& options) {
   TP_CHECK(t.defined(), "[print] the tensor is undefined");

@@ -76,7 +76,7 @@ Coalesced coalesce_entries(const Tensor& indices, const Tensor& values, IntArray
 // The values of a gradient at `indices` (the constructor's backward): gathered from a dense one,
 // summed from a sparse one's entries there (through coalescing both sets of entries together).
 Tensor values_at(const Tensor& grad, const Tensor& indices, IntArrayRef sizes) {
-  if (!grad.is_sparse()) return index(grad, index_rows(indices));
+  if (!grad.is_sparse()) return elements_at(grad, indices);
   Tensor grad_indices(grad.impl()->sparse_indices()), grad_values = sparse_values(grad);
   if (grad_indices.is_same(indices)) return grad_values;  // values()'s own gradient
   Shape missing = shape_of(grad_values.sizes());
@@ -270,6 +270,8 @@ Tensor sparse_leaf_gradient(const Tensor& grad, const Tensor& variable) {
   for (int64_t d = 1; d < values.dim(); ++d) count = unsqueeze(count, -1);
   return sparse_coo_tensor_unsafe(summed.indices, div(summed.values, count), grad.sizes(), true);
 }
+
+Tensor elements_at(const Tensor& dense, const Tensor& indices) { return index(dense, index_rows(indices)); }
 
 Tensor sparse_to(const Tensor& t, Device device, ScalarType dtype, bool copy) {
   return sparse_coo_tensor_unsafe(to(sparse_indices(t), device, {}, copy), to(sparse_values(t), device, dtype, copy),

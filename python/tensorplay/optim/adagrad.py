@@ -27,13 +27,7 @@ class Adagrad(Optimizer):
     def step(self, closure=None):
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            params, grads = self._params_with_grads(group, sparse=True)
-            if any(g.is_sparse for g in grads):
-                for p in params:
-                    if p.grad.is_sparse:
-                        self._sparse_step(p, p.grad.coalesce(), group)
-                params = [p for p in params if not p.grad.is_sparse]
-                grads = [p.grad for p in params]
+            params, grads = self._params_with_grads(group, self._sparse_step)
             steps = self._advance_steps(params)
             sums = _optim.adagrad(params, grads, self._state_list(params, "sum"), steps, group["lr"],
                                   group["lr_decay"], group["weight_decay"], group["eps"], group["maximize"])
@@ -45,6 +39,7 @@ class Adagrad(Optimizer):
         square to their sums and move by it over their square roots."""
         if group["weight_decay"] != 0:
             raise RuntimeError("weight_decay option is not compatible with sparse gradients")
+        grad = grad.coalesce()
         state = self.state[param]
         state["step"] += 1
         g = -grad._values() if group["maximize"] else grad._values()

@@ -137,14 +137,18 @@ class Optimizer:
 
     # ---- helpers for subclasses ----
 
-    def _params_with_grads(self, group, sparse=False):
-        """The parameters that have gradients, and their gradients; sparse ones only where the
-        subclass takes them (sparse=True), as in PyTorch."""
+    def _params_with_grads(self, group, sparse_step=None):
+        """The parameters that have dense gradients, and those gradients. A sparse gradient is refused,
+        as in PyTorch, unless the subclass takes them: then sparse_step(param, grad, group) steps on it."""
         params = [p for p in group["params"] if p.grad is not None]
-        grads = [p.grad for p in params]
-        if not sparse and any(g.is_sparse for g in grads):
-            raise RuntimeError(self._sparse_refusal)
-        return params, grads
+        if any(p.grad.is_sparse for p in params):
+            if sparse_step is None:
+                raise RuntimeError(self._sparse_refusal)
+            for p in params:
+                if p.grad.is_sparse:
+                    sparse_step(p, p.grad, group)
+            params = [p for p in params if not p.grad.is_sparse]
+        return params, [p.grad for p in params]
 
     @property
     def _sparse_refusal(self):

@@ -1,7 +1,6 @@
 """SGD with momentum, dampening, Nesterov momentum, weight decay and maximize, for dense gradients
 (one fused step per group) and sparse ones (an embedding's: the rows they touch)."""
 
-from tensorplay import _C
 from tensorplay._C import _optim
 from tensorplay.autograd.grad_mode import no_grad
 from tensorplay.optim.optimizer import Optimizer, required
@@ -26,13 +25,7 @@ class SGD(Optimizer):
     def step(self, closure=None):
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            params, grads = self._params_with_grads(group, sparse=True)
-            if any(g.is_sparse for g in grads):
-                for p, g in zip(params, grads):
-                    if g.is_sparse:
-                        self._sparse_step(p, g, group)
-                params = [p for p in params if not p.grad.is_sparse]
-                grads = [p.grad for p in params]
+            params, grads = self._params_with_grads(group, self._sparse_step)
             buffers = _optim.sgd(params, grads, self._state_list(params, "momentum_buffer"), group["lr"],
                                  group["momentum"], group["dampening"], group["weight_decay"], group["nesterov"],
                                  group["maximize"])
@@ -46,8 +39,7 @@ class SGD(Optimizer):
         if group["weight_decay"] != 0:
             raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
         if group["maximize"]:
-            grad = _C._sparse_coo_tensor_unsafe(grad._indices(), grad._values().neg(), list(grad.shape),
-                                                grad.is_coalesced())
+            grad = -grad
         lr, momentum = group["lr"], group["momentum"]
         if momentum == 0:
             param.add_(grad, alpha=-lr)  # only the rows the gradient touches
