@@ -4,11 +4,13 @@ torch.linalg's solve, inv, det, slogdet, cholesky, solve_triangular, lu_factor, 
 (csrc/tensorplay/ops/factorization.cpp); QR, the SVD, eigh and what is built on them (qr, svd, pinv, lstsq,
 matrix_rank, cond, householder products, ...: tensorplay/_composites/decompositions.py).
 
-Singular and eigenvectors are unique up to sign: the rows return them with the sign that makes
-each vector's largest entry positive, the same in both libraries whatever their LAPACK chose.
+Every row runs in float32, float64, complex64 and complex128. Singular and eigenvectors are unique
+up to sign (a phase, for complex ones): the rows return them with the sign (phase) that makes each
+vector's largest entry real and positive, the same in both libraries whatever their LAPACK chose.
 
-Matrices that must be invertible are diagonally dominant; symmetric positive-definite ones are
-built inside the row's function as A A^T + n I, so that a gradient check perturbs A freely.
+Matrices that must be invertible are diagonally dominant; Hermitian positive-definite ones are
+built inside the row's function as A A^H + n I, and Hermitian ones as A + A^H, so that a gradient
+check perturbs A freely.
 
 GRADIENT_LABELS lists the rows torch differentiates; NOT_DIFFERENTIABLE gives every other row's
 label with the reason (test_gradients.py reads both)."""
@@ -17,7 +19,7 @@ import numpy as np
 
 from op_table import NUMPY_DTYPES, Op, S, View
 
-LAPACK_DTYPES = ("float32", "float64")
+LAPACK_DTYPES = ("float32", "float64", "complex64", "complex128")
 
 
 def invertible(mk, shape):
@@ -27,17 +29,21 @@ def invertible(mk, shape):
 
 
 def spd(m, a):
-    """A symmetric positive-definite matrix from a square floating a; anything else (the fuzzer's
-    inputs) as it is, so that the op itself meets it."""
-    if not isinstance(a, m.Tensor) or not a.is_floating_point() or a.dim() < 2 or a.shape[-1] != a.shape[-2]:
+    """A Hermitian positive-definite matrix from a square floating or complex a; anything else (the
+    fuzzer's inputs) as it is, so that the op itself meets it."""
+    if not isinstance(a, m.Tensor) or not (a.is_floating_point() or a.is_complex()) or a.dim() < 2 or \
+            a.shape[-1] != a.shape[-2]:
         return a
-    return a @ a.mT + a.shape[-1] * m.eye(a.shape[-1], dtype=a.dtype, device=a.device)
+    return a @ a.mH + a.shape[-1] * m.eye(a.shape[-1], dtype=a.dtype, device=a.device)
+
+
+def lapack_dtypes(m):
+    return (m.float32, m.float64, m.complex64, m.complex128)
 
 
 def is_matrix_batch(m, a):
-    """Whether a is what the factorizations take: square float32 or float64 matrices."""
-    return isinstance(a, m.Tensor) and a.dtype in (m.float32, m.float64) and a.dim() >= 2 and \
-        a.shape[-1] == a.shape[-2]
+    """Whether a is what the factorizations take: square matrices of a dtype LAPACK has."""
+    return isinstance(a, m.Tensor) and a.dtype in lapack_dtypes(m) and a.dim() >= 2 and a.shape[-1] == a.shape[-2]
 
 
 def cholesky_factor(m, a, upper=False):
@@ -141,13 +147,18 @@ def ldl_solve_samples(mk):
             S("hermitian", mk((3, 3)), mk((3, 1)), hermitian=True)]
 
 
+def ldl_input(m, a, hermitian=False):
+    """What ldl_factor takes: a symmetric matrix, or a Hermitian one where asked."""
+    return hermitian_matrix(m, a) if hermitian else symmetric(m, a)
+
+
 def _ldl_solve(m, a, b, **kw):
-    """ldl_solve with ldl_factor's factors of symmetric(a); a fuzzed input as it is, with pivots of
-    the shape they would have."""
+    """ldl_solve with ldl_factor's factors of a made symmetric (Hermitian); a fuzzed input as it is,
+    with pivots of the shape they would have."""
     if not is_matrix_batch(m, a):
         shape = tuple(a.shape[:-1]) if isinstance(a, m.Tensor) and a.dim() >= 1 else (1,)
         return m.linalg.ldl_solve(a, m.ones(shape, dtype=m.int32), b, **kw)
-    return m.linalg.ldl_solve(*m.linalg.ldl_factor_ex(symmetric(m, a))[:2], b, **kw)
+    return m.linalg.ldl_solve(*m.linalg.ldl_factor_ex(ldl_input(m, a, **kw), **kw)[:2], b, **kw)
 
 
 def matrix_exp_samples(mk):
@@ -175,35 +186,41 @@ def _lu_unpack(m, a):
 
 
 def gauge_fixed(m, U, Vh=None):
-    """U's columns (and Vh's rows with them) signed so that each column's largest entry is positive."""
+    """U's columns (and Vh's rows with them) turned by the sign (phase) that makes each column's
+    largest entry real and positive."""
     if U.numel() == 0:
         return U, Vh
     largest = U.abs().argmax(-2, keepdim=True)
-    sign = U.gather(-2, largest).sign()
+    phase = U.gather(-2, largest).sgn().conj()
     if Vh is None:
-        return U * sign, None
+        return U * phase, None
     # With full_matrices, U and Vh may have more vectors than there are singular values.
-    rows, signs = Vh.shape[-2], sign.mT
-    if rows > signs.shape[-2]:
-        signs = m.cat([signs, m.ones_like(Vh[..., signs.shape[-2]:, :1])], -2)
-    return U * sign, Vh * signs[..., :rows, :]
+    rows, phases = Vh.shape[-2], phase.mH
+    if rows > phases.shape[-2]:
+        phases = m.cat([phases, m.ones_like(Vh[..., phases.shape[-2]:, :1])], -2)
+    return U * phase, Vh * phases[..., :rows, :]
 
 
 def is_float_matrix(m, a):
-    return isinstance(a, m.Tensor) and a.dtype in (m.float32, m.float64) and a.dim() >= 2
+    return isinstance(a, m.Tensor) and a.dtype in lapack_dtypes(m) and a.dim() >= 2
 
 
 def symmetric(m, a):
-    """a + a^T for square float matrices; a fuzzed input as it is."""
+    """a + a^T for square matrices; a fuzzed input as it is."""
     return a + a.mT if is_matrix_batch(m, a) else a
+
+
+def hermitian_matrix(m, a):
+    """a + a^H for square matrices; a fuzzed input as it is."""
+    return a + a.mH if is_matrix_batch(m, a) else a
 
 
 def _svd(m, a, some=True):
     U, S, V = m.svd(a, some)
     if not is_float_matrix(m, a):
         return U, S, V
-    U, Vh = gauge_fixed(m, U, V.mT)
-    return U, S, Vh.mT
+    U, Vh = gauge_fixed(m, U, V.mH)
+    return U, S, Vh.mH
 
 
 def _linalg_svd(m, a, **kw):
@@ -212,7 +229,7 @@ def _linalg_svd(m, a, **kw):
 
 
 def _eigh(m, a, **kw):
-    L, V = m.linalg.eigh(symmetric(m, a), **kw)
+    L, V = m.linalg.eigh(hermitian_matrix(m, a), **kw)
     return L, gauge_fixed(m, V)[0]
 
 
@@ -259,6 +276,14 @@ def eig_samples(mk):
 
 def pinv_samples(mk):
     return rectangular_samples(mk) + [S("atol", mk((4, 3)), atol=0.5), S("rtol", mk((3, 4)), rtol=0.2)]
+
+
+def pinv_hermitian_samples(mk):
+    """Well conditioned matrices (float32's pseudo-inverse of an ill-conditioned one differs between
+    LAPACKs by more than float32's tolerance), and one of rank 2, whose third eigenvalue is cut."""
+    rank_2 = View(mk((3, 2)), lambda t: t @ t.mH)
+    return [S("3x3", invertible(mk, (3, 3))), S("batched", invertible(mk, (2, 4, 4))), S("rank_2", rank_2),
+            S("not_square", mk((2, 3)))]
 
 
 def cond_samples(mk):
@@ -341,9 +366,9 @@ ROWS = [
     Op("linalg.lu", lu_samples, dtypes=LAPACK_DTYPES, method=False, fn=lambda m, a: m.linalg.lu(a)[1:]),
     Op("linalg.lu_solve", linalg_lu_solve_samples, dtypes=LAPACK_DTYPES, method=False, fn=_linalg_lu_solve),
     Op("linalg.ldl_factor", ldl_samples, dtypes=LAPACK_DTYPES, method=False,
-       fn=lambda m, a, **k: m.linalg.ldl_factor(symmetric(m, a), **k)),
+       fn=lambda m, a, **k: m.linalg.ldl_factor(ldl_input(m, a, **k), **k)),
     Op("linalg.ldl_factor_ex", ldl_samples, dtypes=LAPACK_DTYPES, method=False,
-       fn=lambda m, a, **k: m.linalg.ldl_factor_ex(symmetric(m, a), **k)),
+       fn=lambda m, a, **k: m.linalg.ldl_factor_ex(ldl_input(m, a, **k), **k)),
     Op("linalg.ldl_solve", ldl_solve_samples, dtypes=LAPACK_DTYPES, method=False, fn=_ldl_solve),
     Op("linalg.matrix_exp", matrix_exp_samples, dtypes=LAPACK_DTYPES, method=False,
        fn=lambda m, a: m.linalg.matrix_exp(a)),
@@ -360,12 +385,12 @@ ROWS = [
        fn=lambda m, a: m.linalg.svdvals(a)),
     Op("linalg.eigh", eigh_samples, dtypes=LAPACK_DTYPES, method=False, fn=_eigh),
     Op("linalg.eigvalsh", eigh_samples, dtypes=LAPACK_DTYPES, method=False,
-       fn=lambda m, a, **k: m.linalg.eigvalsh(symmetric(m, a), **k)),
+       fn=lambda m, a, **k: m.linalg.eigvalsh(hermitian_matrix(m, a), **k)),
     Op("linalg.eig", eig_samples, dtypes=LAPACK_DTYPES, method=False, fn=_eig),
     Op("linalg.eigvals", eig_samples, dtypes=LAPACK_DTYPES, method=False, fn=lambda m, a: m.linalg.eigvals(a)),
     Op("linalg.pinv", pinv_samples, dtypes=LAPACK_DTYPES, method=False, fn=lambda m, a, **k: m.linalg.pinv(a, **k)),
-    Op("linalg.pinv", eigh_samples, dtypes=LAPACK_DTYPES, method=False, label="linalg.pinv_hermitian",
-       fn=lambda m, a, **k: m.linalg.pinv(symmetric(m, a), hermitian=True)),
+    Op("linalg.pinv", pinv_hermitian_samples, dtypes=LAPACK_DTYPES, method=False, label="linalg.pinv_hermitian",
+       fn=lambda m, a, **k: m.linalg.pinv(hermitian_matrix(m, a), hermitian=True)),
     Op("linalg.matrix_rank", pinv_samples, dtypes=LAPACK_DTYPES, method=False,
        fn=lambda m, a, **k: m.linalg.matrix_rank(a, **k)),
     Op("linalg.cond", cond_samples, dtypes=LAPACK_DTYPES, method=False, fn=lambda m, a, *p: m.linalg.cond(a, *p)),

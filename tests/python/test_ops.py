@@ -137,7 +137,7 @@ def dtype_name(t):
 
 def to_numpy(t):
     if isinstance(t, torch.Tensor):
-        t = t.detach()
+        t = t.detach().resolve_conj()
         return (t.float() if t.dtype in (torch.float16, torch.bfloat16) else t).numpy()
     array = np.asarray(t.numpy())
     return array.astype(np.float32) if array.dtype in (BFLOAT16, np.float16) else array

@@ -12,8 +12,7 @@ std::string_view name(ScalarType t) {
 ScalarType promote_types(ScalarType a, ScalarType b) {
   // A complex dtype's parts promote with the other dtype (or its parts), and pair up again.
   if (is_complex(a) || is_complex(b)) {
-    auto part = [](ScalarType t) { return is_complex(t) ? real_part_type(t) : t; };
-    return complex_type_of(promote_types(part(a), part(b)));
+    return complex_type_of(promote_types(real_value_type(a), real_value_type(b)));
   }
   constexpr auto u1 = ScalarType::UInt8, i1 = ScalarType::Int8, i2 = ScalarType::Int16,
                  i4 = ScalarType::Int32, i8 = ScalarType::Int64, f2 = ScalarType::Float16,

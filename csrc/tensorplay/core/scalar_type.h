@@ -38,6 +38,8 @@ constexpr bool is_integral(ScalarType t, bool include_bool) {
 constexpr ScalarType real_part_type(ScalarType t) {
   return t == ScalarType::ComplexDouble ? ScalarType::Float64 : ScalarType::Float32;
 }
+// The dtype of t's values' magnitudes: a complex dtype's parts, a real dtype itself.
+constexpr ScalarType real_value_type(ScalarType t) { return is_complex(t) ? real_part_type(t) : t; }
 constexpr ScalarType complex_type_of(ScalarType t) {
   return t == ScalarType::Float64 || t == ScalarType::ComplexDouble ? ScalarType::ComplexDouble
                                                                      : ScalarType::ComplexFloat;

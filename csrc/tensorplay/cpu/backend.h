@@ -60,11 +60,11 @@ class CpuBackend final : public Backend {
                        std::optional<int64_t> divisor) override;
 
   void lu_factor(const Tensor& a, const Tensor& pivots, const Tensor& info) override;
-  void lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool transpose) override;
-  void ldl_factor(const Tensor& a, const Tensor& pivots, const Tensor& info) override;
-  void ldl_solve(const Tensor& ld, const Tensor& pivots, const Tensor& b) override;
+  void lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool adjoint) override;
+  void ldl_factor(const Tensor& a, const Tensor& pivots, const Tensor& info, bool hermitian) override;
+  void ldl_solve(const Tensor& ld, const Tensor& pivots, const Tensor& b, bool hermitian) override;
   void cholesky(const Tensor& a, const Tensor& info, bool upper) override;
-  void triangular_solve(const Tensor& a, const Tensor& b, bool upper, bool transpose, bool unitriangular) override;
+  void triangular_solve(const Tensor& a, const Tensor& b, bool upper, bool adjoint, bool unitriangular) override;
   void qr_factor(const Tensor& a, const Tensor& tau) override;
   void qr_q(const Tensor& a, const Tensor& tau) override;
   void svd(const Tensor& a, const Tensor& s, const Tensor& u, const Tensor& vh, const Tensor& info) override;
@@ -72,7 +72,7 @@ class CpuBackend final : public Backend {
   void eig(const Tensor& a, const Tensor& w, const Tensor& v, const Tensor& info) override;
 
   void sparse_rows_mm(const Tensor& out, const Tensor& row_offsets, const Tensor& cols, const Tensor& values,
-                      const Tensor& b, bool transpose) override;
+                      const Tensor& b, bool adjoint) override;
   void special_function(SpecialFunction f, const Tensor& out, const Tensor& x, const Tensor& n) override;
   void fft_c2c(const Tensor& in, const Tensor& out, IntArrayRef dims, bool forward, double scale) override;
   void fft_r2c(const Tensor& in, const Tensor& out, IntArrayRef dims, double scale) override;

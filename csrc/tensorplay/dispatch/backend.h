@@ -210,44 +210,46 @@ class Backend {
   virtual void lstm_cell_backward(const Tensor& grad_gates, const Tensor& grad_c, const Tensor& grad_h,
                                   const Tensor& gates, const Tensor& c_prev, const Tensor& c) = 0;
 
-  // Dense linear algebra, float32 and float64, on batches of matrices stored column-major as LAPACK
-  // reads them: [batch, rows, cols] with strides (rows * cols, 1, rows). Failures are reported per
-  // matrix in `info` (int32, [batch]), LAPACK's code: the ops raise or return it.
+  // Dense linear algebra, float32, float64, complex64 and complex128, on batches of matrices
+  // stored column-major as LAPACK reads them: [batch, rows, cols] with strides (rows * cols, 1,
+  // rows). Failures are reported per matrix in `info` (int32, [batch]), LAPACK's code: the ops
+  // raise or return it.
   //
   // lu_factor: a holds A and is overwritten with its LU factors (partial pivoting); pivots is
   // [batch, min(rows, cols)] int32, 1-based row swaps. info > 0: U's diagonal has a zero there.
   virtual void lu_factor(const Tensor& a, const Tensor& pivots, const Tensor& info) = 0;
   // b holds B [batch, n, k] and is overwritten with X, op(A) X = B, from lu_factor's factors of the
-  // square A; op(A) is A transposed when `transpose`.
-  virtual void lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool transpose) = 0;
-  // ldl_factor: a holds a symmetric A, of which the lower triangle is read, and that triangle is
-  // overwritten with its L D L^T factors in LAPACK's sytrf form (Bunch-Kaufman pivoting, 1 x 1 and
-  // 2 x 2 blocks in D); pivots [batch, n] int32, LAPACK's (1-based, negative for a 2 x 2 block).
-  // info > 0: D has a zero there (the factors are complete, D singular).
-  virtual void ldl_factor(const Tensor& a, const Tensor& pivots, const Tensor& info) = 0;
+  // square A; op(A) is A's conjugate transpose when `adjoint`.
+  virtual void lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool adjoint) = 0;
+  // ldl_factor: a holds a symmetric (or, where `hermitian`, Hermitian) A, of which the lower
+  // triangle is read, and that triangle is overwritten with its L D L^T (L D L^H) factors in
+  // LAPACK's sytrf (hetrf) form (Bunch-Kaufman pivoting, 1 x 1 and 2 x 2 blocks in D); pivots
+  // [batch, n] int32, LAPACK's (1-based, negative for a 2 x 2 block). info > 0: D has a zero there
+  // (the factors are complete, D singular).
+  virtual void ldl_factor(const Tensor& a, const Tensor& pivots, const Tensor& info, bool hermitian) = 0;
   // b holds B [batch, n, k] and is overwritten with X, A X = B, from ldl_factor's factors.
-  virtual void ldl_solve(const Tensor& ld, const Tensor& pivots, const Tensor& b) = 0;
-  // a holds a symmetric positive-definite A, of which only the triangle named by `upper` is read,
+  virtual void ldl_solve(const Tensor& ld, const Tensor& pivots, const Tensor& b, bool hermitian) = 0;
+  // a holds a Hermitian positive-definite A, of which only the triangle named by `upper` is read,
   // and that triangle is overwritten with its Cholesky factor. info > 0: not positive-definite.
   virtual void cholesky(const Tensor& a, const Tensor& info, bool upper) = 0;
   // b holds B [batch, n, k] and is overwritten with X, op(A) X = B, for the triangle of A named by
-  // `upper` (its diagonal taken as ones when `unitriangular`). A zero on the diagonal gives inf or
-  // NaN, as in PyTorch, not an error.
-  virtual void triangular_solve(const Tensor& a, const Tensor& b, bool upper, bool transpose,
+  // `upper` (its diagonal taken as ones when `unitriangular`), op(A) A's conjugate transpose when
+  // `adjoint`. A zero on the diagonal gives inf or NaN, as in PyTorch, not an error.
+  virtual void triangular_solve(const Tensor& a, const Tensor& b, bool upper, bool adjoint,
                                 bool unitriangular) = 0;
   // qr_factor: a [batch, m, n] is overwritten with R (on and above the diagonal) and the Householder
   // reflectors of Q below it, whose scales go to tau [batch, min(m, n)] (LAPACK's geqrf).
   virtual void qr_factor(const Tensor& a, const Tensor& tau) = 0;
   // qr_q: a [batch, m, n], m >= n, holds qr_factor's reflectors in its first tau.size(1) <= n
-  // columns and is overwritten with the first n columns of their product Q (LAPACK's orgqr).
+  // columns and is overwritten with the first n columns of their product Q (LAPACK's orgqr, ungqr).
   virtual void qr_q(const Tensor& a, const Tensor& tau) = 0;
-  // svd: a [batch, m, n] is destroyed; s [batch, min(m, n)] gets the singular values, descending,
+  // svd: a [batch, m, n] is destroyed; s [batch, min(m, n)] (real) gets the singular values, descending,
   // and, where u is defined, u [batch, m, m or min(m, n)] and vh [batch, n or min(m, n), n] the
   // left and right singular vectors (all of them or the first min(m, n), as their sizes say).
   // info > 0: the iteration did not converge.
   virtual void svd(const Tensor& a, const Tensor& s, const Tensor& u, const Tensor& vh, const Tensor& info) = 0;
-  // eigh: a symmetric a [batch, n, n], of which the triangle named by `upper` is read; w [batch, n]
-  // gets its eigenvalues, ascending, and a is overwritten with the eigenvectors (as columns) where
+  // eigh: a Hermitian a [batch, n, n], of which the triangle named by `upper` is read; w [batch, n]
+  // (real) gets its eigenvalues, ascending, and a is overwritten with the eigenvectors (as columns) where
   // `vectors`, or destroyed. info > 0: the iteration did not converge.
   virtual void eigh(const Tensor& a, const Tensor& w, const Tensor& info, bool upper, bool vectors) = 0;
 

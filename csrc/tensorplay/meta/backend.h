@@ -35,8 +35,8 @@ class MetaBackend final : public Backend {
   void gemm(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&, const Tensor&) override {}
   void lu_factor(const Tensor&, const Tensor&, const Tensor&) override {}
   void lu_solve(const Tensor&, const Tensor&, const Tensor&, bool) override {}
-  void ldl_factor(const Tensor&, const Tensor&, const Tensor&) override {}
-  void ldl_solve(const Tensor&, const Tensor&, const Tensor&) override {}
+  void ldl_factor(const Tensor&, const Tensor&, const Tensor&, bool) override {}
+  void ldl_solve(const Tensor&, const Tensor&, const Tensor&, bool) override {}
   void cholesky(const Tensor&, const Tensor&, bool) override {}
   void triangular_solve(const Tensor&, const Tensor&, bool, bool, bool) override {}
   void qr_factor(const Tensor&, const Tensor&) override {}

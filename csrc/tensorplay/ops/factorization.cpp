@@ -4,13 +4,15 @@
 // do. Determinants, inverses and the rest of torch.linalg's solvers are composites of these
 // (tensorplay/_composites/linalg.py).
 //
-// Derivatives (A = P L U; L L^T = A; X = A^{-1} B) follow PyTorch's, written with public ops so
-// that double backward works:
-//   LU:         gA = P L^{-T} (tril(L^T gL, -1) + triu(gU U^T)) U^{-T}, for square A
-//   Cholesky:   gA = sym(L^{-T} Phi(L^T gL) L^{-1}), Phi = the lower triangle with its diagonal halved
-//   QR:         gA = [gQ + Q copyutl(gR R^T - Q^T gQ)] R^{-T} for m >= n (see qr_backward_tall); for
+// Derivatives (A = P L U; L L^H = A; X = A^{-1} B), real and complex, follow PyTorch's, written
+// with public ops so that double backward works; ^H is the conjugate transpose (the transpose of a
+// real matrix):
+//   LU:         gA = P L^{-H} (tril(L^H gL, -1) + triu(gU U^H)) U^{-H}, for square A
+//   Cholesky:   gA = herm(L^{-H} Phi(L^H gL) L^{-1}), Phi = the lower triangle with its diagonal
+//               halved, herm(X) = (X + X^H) / 2
+//   QR:         gA = [gQ + Q copyutl(gR R^H - Q^H gQ)] R^{-H} for m >= n (see qr_backward_tall); for
 //               m < n, A = [X | Y] splits into a square QR and Y = Q R2
-//   solves:     gB = A^{-T} g and gA = -gB X^T (left); gB = g A^{-T} and gA = -X^T gB (right),
+//   solves:     gB = A^{-H} g and gA = -gB X^H (left); gB = g A^{-H} and gA = -X^H gB (right),
 //               gA kept to A's triangle for a triangular A, or carried to L and U for lu_solve.
 
 #include <algorithm>
@@ -40,15 +42,15 @@ void check_system(const char* op, const Tensor& A, const Tensor& B, bool left, c
            left ? "AX = B (" : "XA = B (", n, "x", n, " and ", B.size(-2), "x", B.size(-1), ")");
 }
 
-// X of op(A) X = B (left) or X op(A) = B, B's matrices broadcast to `batch`: solve(x, transpose)
-// overwrites x, a column-major copy of B, with the solution of op(A) x = B, where op transposes
-// when asked. X op(A) = B is op(A)^T X^T = B^T.
+// X of op(A) X = B (left) or X op(A) = B, B's matrices broadcast to `batch`: solve(x, adjoint)
+// overwrites x, a column-major copy of B, with the solution of op(A) x = B, where op is the
+// conjugate transpose when asked. X op(A) = B is op(A)^H X^H = B^H.
 template <class Solve>
-Tensor solve_for(const Tensor& B, IntArrayRef batch, bool left, bool transpose, const Solve& solve) {
-  Tensor x = column_major(left ? B : mT(B), batch);
-  solve(x, left ? transpose : !transpose);
+Tensor solve_for(const Tensor& B, IntArrayRef batch, bool left, bool adjoint, const Solve& solve) {
+  Tensor x = column_major(left ? B : mH(B), batch);
+  solve(x, left ? adjoint : !adjoint);
   x = reshape(x, with_matrix(batch, x.size(1), x.size(2)));
-  return left ? x : mT(x);
+  return left ? x : mH(x);
 }
 
 // The pivots [count(from), n] of an LU batch, broadcast to `batch`: [count(batch), n].
@@ -111,11 +113,11 @@ class LuFactorBackward final : public autograd::Node {
     Tensor lu = lu_.unpack(*this), piv = pivots_.unpack(*this);
     const Tensor& g = grads[0];
     auto [L, U] = unpack_lu(lu);
-    Tensor phi = add(triangle(matmul(mT(L), triangle(g, false, -1)), false, -1),
-                     triangle(matmul(triangle(g, true), mT(U)), true));
-    // L^{-T} phi U^{-T}: a left solve with L^T (upper, unit diagonal), then a right one with U^T.
-    Tensor left = linalg_solve_triangular(mT(L), phi, true, true, true);
-    return {permute_rows(linalg_solve_triangular(mT(U), left, false, false, false), piv)};
+    Tensor phi = add(triangle(matmul(mH(L), triangle(g, false, -1)), false, -1),
+                     triangle(matmul(triangle(g, true), mH(U)), true));
+    // L^{-H} phi U^{-H}: a left solve with L^H (upper, unit diagonal), then a right one with U^H.
+    Tensor left = linalg_solve_triangular(mH(L), phi, true, true, true);
+    return {permute_rows(linalg_solve_triangular(mH(U), left, false, false, false), piv)};
   }
   void release_saved() override {
     lu_.release();
@@ -133,14 +135,14 @@ class CholeskyBackward final : public autograd::Node {
   TensorList apply(TensorList&& grads) override {
     Tensor L = factor_.unpack(*this), gL = grads[0];
     if (upper_) {
-      L = mT(L);
-      gL = mT(gL);
+      L = mH(L);
+      gL = mH(gL);
     }
-    Tensor product = matmul(mT(L), gL);
+    Tensor product = matmul(mH(L), gL);
     Tensor phi = add(triangle(product, false, -1), mul(triangle(triangle(product, false), true), 0.5));
-    // L^{-T} phi L^{-1}: a left solve with L^T, then a right one with L.
-    Tensor gA = linalg_solve_triangular(L, linalg_solve_triangular(mT(L), phi, true, true, false), false, false, false);
-    return {mul(add(gA, mT(gA)), 0.5)};
+    // L^{-H} phi L^{-1}: a left solve with L^H, then a right one with L.
+    Tensor gA = linalg_solve_triangular(L, linalg_solve_triangular(mH(L), phi, true, true, false), false, false, false);
+    return {mul(add(gA, mH(gA)), 0.5)};
   }
   void release_saved() override { factor_.release(); }
   autograd::SavedTensor factor_;
@@ -152,9 +154,9 @@ class CholeskyBackward final : public autograd::Node {
 // ---- solves ----
 
 // The coefficient's gradient of a solve, from the right-hand side's gradient gB and the solution
-// X: -gB X^T for op(A) X = B (left), -X^T gB for X op(A) = B.
+// X: -gB X^H for op(A) X = B (left), -X^H gB for X op(A) = B.
 Tensor coefficient_grad(const Tensor& gB, const Tensor& X, bool left) {
-  return neg(left ? matmul(gB, mT(X)) : matmul(mT(X), gB));
+  return neg(left ? matmul(gB, mH(X)) : matmul(mH(X), gB));
 }
 
 // What a solve's backward reads: the coefficient A and the solution X.
@@ -173,7 +175,7 @@ class SolveBackward final : public SolveNode {
   std::string name() const override { return "LinalgSolveExBackward0"; }
   TensorList apply(TensorList&& grads) override {
     Tensor A = a_.unpack(*this), X = x_.unpack(*this);
-    Tensor gB = linalg_solve(mT(A), grads[0], left_);
+    Tensor gB = linalg_solve(mH(A), grads[0], left_);
     return {needs_input_grad(0) ? coefficient_grad(gB, X, left_) : Tensor(), gB};
   }
 
@@ -188,7 +190,7 @@ class TriangularSolveBackward final : public SolveNode {
   std::string name() const override { return "LinalgSolveTriangularBackward0"; }
   TensorList apply(TensorList&& grads) override {
     Tensor A = a_.unpack(*this), X = x_.unpack(*this);
-    Tensor gB = linalg_solve_triangular(mT(A), grads[0], !upper_, left_, unitriangular_);
+    Tensor gB = linalg_solve_triangular(mH(A), grads[0], !upper_, left_, unitriangular_);
     Tensor gA;
     if (needs_input_grad(0))
       gA = triangle(coefficient_grad(gB, X, left_), upper_, unitriangular_ ? (upper_ ? 1 : -1) : 0);
@@ -200,7 +202,7 @@ class TriangularSolveBackward final : public SolveNode {
 };
 
 // With respect to LU: X is a function of A = P L U, so A's gradient (as for linalg.solve) is
-// carried to L and U: gL = tril(P^T gA U^T, -1), gU = triu(L^T P^T gA).
+// carried to L and U: gL = tril(P^T gA U^H, -1), gU = triu(L^H P^T gA).
 class LuSolveBackward final : public autograd::Node {
  public:
   LuSolveBackward(bool left, bool adjoint) : left_(left), adjoint_(adjoint) {}
@@ -211,11 +213,11 @@ class LuSolveBackward final : public autograd::Node {
     Tensor gLU;
     if (needs_input_grad(0)) {
       Tensor X = x_.unpack(*this);
-      // With op(A) = A^T, A's gradient is the transpose of op(A)'s.
+      // With op(A) = A^H, A's gradient is the conjugate transpose of op(A)'s.
       Tensor gA = coefficient_grad(gB, X, left_);
-      Tensor gPA = permute_rows(adjoint_ ? mT(gA) : gA, piv, true);
+      Tensor gPA = permute_rows(adjoint_ ? mH(gA) : gA, piv, true);
       auto [L, U] = unpack_lu(lu);
-      gLU = add(triangle(matmul(gPA, mT(U)), false, -1), triangle(matmul(mT(L), gPA), true));
+      gLU = add(triangle(matmul(gPA, mH(U)), false, -1), triangle(matmul(mH(L), gPA), true));
     }
     return {gLU, gB};
   }
@@ -254,15 +256,19 @@ class GeqrfBackward final : public autograd::Node {
   }
 };
 
-// gA of A = Q R with m >= n (Q: m x n, R: n x n): [gQ + Q copyutl(M)] R^{-T}, M = gR R^T - Q^T gQ,
-// where copyutl(M) is M's upper triangle mirrored onto its lower one.
+// gA of A = Q R with m >= n (Q: m x n, R: n x n): [gQ + Q copyutl(M)] R^{-H}, M = gR R^H - Q^H gQ,
+// where copyutl(M) is M's strict upper triangle mirrored (conjugated) onto its lower one, with the
+// real part of M's diagonal: R's diagonal is real, so the imaginary part there moves Q alone, and
+// Q^H dQ is skew-Hermitian.
 Tensor qr_backward_tall(const Tensor& gQ, const Tensor& gR, const Tensor& Q, const Tensor& R) {
   Tensor M;
-  if (gR.defined()) M = matmul(gR, mT(R));
-  if (gQ.defined()) M = M.defined() ? sub(M, matmul(mT(Q), gQ)) : neg(matmul(mT(Q), gQ));
-  Tensor b = matmul(Q, add(triangle(M, true), mT(triangle(M, true, 1))));
+  if (gR.defined()) M = matmul(gR, mH(R));
+  if (gQ.defined()) M = M.defined() ? sub(M, matmul(mH(Q), gQ)) : neg(matmul(mH(Q), gQ));
+  const Tensor strict_upper = triangle(M, true, 1);
+  const Tensor diagonal_part = sub(triangle(M, true), strict_upper);
+  Tensor b = matmul(Q, add(add(strict_upper, mH(strict_upper)), real(diagonal_part)));
   if (gQ.defined()) b = add(b, gQ);
-  return linalg_solve_triangular(mT(R), b, false, false, false);  // b R^{-T}
+  return linalg_solve_triangular(mH(R), b, false, false, false);  // b R^{-H}
 }
 
 class QrBackward final : public autograd::Node {
@@ -278,13 +284,13 @@ class QrBackward final : public autograd::Node {
              "mode='complete' and nrows > ncols.");
     const Tensor &gQ = grads[0], &gR = grads[1];
     if (m >= n) return {qr_backward_tall(gQ, gR, Q, R)};
-    // A = [X | Y] with X square: X = Q R1 and Y = Q R2, so Y's gradient is Q gR2 and R2 = Q^T Y
-    // adds Y gR2^T (= Q R2 gR2^T) to Q's.
+    // A = [X | Y] with X square: X = Q R1 and Y = Q R2, so Y's gradient is Q gR2 and R2 = Q^H Y
+    // adds Y gR2^H (= Q R2 gR2^H) to Q's.
     Tensor R1 = narrow(R, -1, 0, m), R2 = narrow(R, -1, m, n - m);
     Tensor gR1 = gR.defined() ? narrow(gR, -1, 0, m) : Tensor(), gR2 = gR.defined() ? narrow(gR, -1, m, n - m) : Tensor();
     Tensor gQ1 = gQ, gY;
     if (gR2.defined()) {
-      Tensor through_y = matmul(Q, matmul(R2, mT(gR2)));
+      Tensor through_y = matmul(Q, matmul(R2, mH(gR2)));
       gQ1 = gQ1.defined() ? add(gQ1, through_y) : through_y;
       gY = matmul(Q, gR2);
     } else {
@@ -368,7 +374,7 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
   Shape batch = broadcast_shapes(op, batch_shape(LU), batch_shape(B));
   Tensor lu = column_major(LU, batch), piv = broadcast_pivots(pivots, batch_shape(LU), batch, n);
   Tensor x = solve_for(B, batch, left, adjoint,
-                       [&](const Tensor& b, bool transpose) { backend(LU.device()).lu_solve(lu, piv, b, transpose); });
+                       [&](const Tensor& b, bool adjoint) { backend(LU.device()).lu_solve(lu, piv, b, adjoint); });
   if (record) {
     record->lu_ = autograd::SavedTensor(LU, false);
     record->pivots_ = autograd::SavedTensor(pivots, false);
@@ -377,8 +383,8 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
   return record.finish(x);
 }
 
-// hermitian matters for complex matrices only, which LAPACK's real kernels do not take.
-std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A, bool /*hermitian*/, bool check_errors) {
+// (hermitian matters for complex matrices only: a real symmetric matrix is Hermitian.)
+std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A, bool hermitian, bool check_errors) {
   const char* op = check_errors ? "linalg.ldl_factor" : "linalg.ldl_factor_ex";
   check_square(op, A);
   autograd::Record<NoDerivativeBackward> record({&A}, "linalg_ldl_factor_ex");
@@ -387,7 +393,7 @@ std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A, bool /*
   Tensor ld = column_major(A, batch);
   Tensor pivots = empty({count(batch), n}, ScalarType::Int32, A.device());
   Tensor info = zeros({count(batch)}, ScalarType::Int32, A.device());
-  backend(A.device()).ldl_factor(ld, pivots, info);
+  backend(A.device()).ldl_factor(ld, pivots, info, hermitian);
   // LAPACK leaves A's strict upper triangle where it was; PyTorch returns zeros there.
   ld = column_major(triangle(reshape(ld, with_matrix(batch, n, n)), false), batch);
   ld = reshape(ld, with_matrix(batch, n, n));
@@ -403,7 +409,7 @@ std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A, bool /*
   return {ld, pivots, info};
 }
 
-Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool /*hermitian*/) {
+Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian) {
   const char* op = "linalg.ldl_solve";
   check_square(op, LD, "LD");
   TP_CHECK_INDEX(B.dim() >= 2, "[", op, "] B must have at least 2 dimensions (a batch of matrices), got ", B.dim());
@@ -420,8 +426,8 @@ Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B,
   const Shape batch = broadcast_shapes(op, batch_shape(LD), batch_shape(B));
   Tensor ld = column_major(LD, batch);
   Tensor piv = broadcast_pivots(to(pivots, ScalarType::Int32), batch_shape(LD), batch, n);
-  Tensor x =
-      solve_for(B, batch, true, false, [&](const Tensor& b, bool) { backend(LD.device()).ldl_solve(ld, piv, b); });
+  Tensor x = solve_for(B, batch, true, false,
+                       [&](const Tensor& b, bool) { backend(LD.device()).ldl_solve(ld, piv, b, hermitian); });
   return record.finish(x);
 }
 
@@ -450,7 +456,7 @@ std::pair<Tensor, Tensor> linalg_solve_ex(const Tensor& A, const Tensor& B, bool
     pivots = broadcast_pivots(pivots, a_batch, batch, n);
   }
   Tensor x =
-      solve_for(B, batch, left, false, [&](const Tensor& b, bool transpose) { be.lu_solve(lu, pivots, b, transpose); });
+      solve_for(B, batch, left, false, [&](const Tensor& b, bool adjoint) { be.lu_solve(lu, pivots, b, adjoint); });
   if (record) {
     record->a_ = autograd::SavedTensor(A, false);
     record->x_ = autograd::SavedTensor(x, true);
@@ -490,8 +496,8 @@ Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, boo
   autograd::Record<TriangularSolveBackward> record({&A, &B}, upper, left, unitriangular);
   const Shape batch = broadcast_shapes(op, batch_shape(A), batch_shape(B));
   Tensor a = column_major(A, batch);
-  Tensor x = solve_for(B, batch, left, false, [&](const Tensor& b, bool transpose) {
-    backend(A.device()).triangular_solve(a, b, upper, transpose, unitriangular);
+  Tensor x = solve_for(B, batch, left, false, [&](const Tensor& b, bool adjoint) {
+    backend(A.device()).triangular_solve(a, b, upper, adjoint, unitriangular);
   });
   if (record) {
     record->a_ = autograd::SavedTensor(A, false);

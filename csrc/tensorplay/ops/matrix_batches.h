@@ -26,6 +26,8 @@ Tensor column_major(const Tensor& t, IntArrayRef batch);
 Tensor empty_column_major(int64_t count, int64_t rows, int64_t cols, const Tensor& like);
 
 inline Tensor mT(const Tensor& t) { return transpose(t, -2, -1); }
+// The conjugate transpose (the transpose of a real t).
+inline Tensor mH(const Tensor& t) { return conj(mT(t)); }
 
 // The lower (upper) triangle of the last two dims from diagonal k on, the rest zero.
 Tensor triangle(const Tensor& t, bool upper, int64_t k = 0);

@@ -305,11 +305,13 @@ std::pair<Tensor, Tensor> lstm_cell(const Tensor& input, const TensorList& hx, c
 Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
                 const std::optional<Tensor>& b_ih = {}, const std::optional<Tensor>& b_hh = {});
 // ---- factorization.cpp: LU, Cholesky, QR and the solves on them (torch.linalg's names) ----
-// Results are column-major, as LAPACK leaves them and as PyTorch returns them.
+// Real or complex matrices (float32, float64, complex64, complex128). Results are column-major, as
+// LAPACK leaves them and as PyTorch returns them.
 std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool pivot = true, bool check_errors = false);
 Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left = true, bool adjoint = false);
-// A = L D L^T of symmetric matrices (their lower triangles read), Bunch-Kaufman pivoted: LD holds L
-// below the diagonal and D's blocks, pivots LAPACK's; no derivative, as in PyTorch.
+// A = L D L^T of symmetric matrices (A = L D L^H of Hermitian ones where hermitian; their lower
+// triangles read), Bunch-Kaufman pivoted: LD holds L below the diagonal and D's blocks, pivots
+// LAPACK's; no derivative, as in PyTorch.
 std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A, bool hermitian = false,
                                                         bool check_errors = false);
 Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian = false);
@@ -326,12 +328,12 @@ Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, boo
 std::pair<Tensor, Tensor> geqrf(const Tensor& A);
 std::pair<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode = "reduced");
 
-// ---- spectral.cpp: the SVD and the symmetric eigendecomposition ----
-// U, S (descending) and Vh with A = U diag(S) Vh; all singular vectors where full_matrices.
+// ---- spectral.cpp: the SVD and the Hermitian and general eigendecompositions ----
+// U, S (descending, real) and Vh with A = U diag(S) Vh; all singular vectors where full_matrices.
 std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrices = true);
 Tensor linalg_svdvals(const Tensor& A);
-// The eigenvalues (ascending) and, where compute_v, the eigenvectors (columns) of the symmetric A,
-// of which the triangle named by `upper` is read.
+// The eigenvalues (ascending, real) and, where compute_v, the eigenvectors (columns) of the
+// Hermitian A, of which the triangle named by `upper` is read.
 std::pair<Tensor, Tensor> linalg_eigh(const Tensor& A, bool upper = false, bool compute_v = true);
 // Eigenvalues and right eigenvectors (columns of norm 1) of any square A, complex; values alone
 // without compute_v.

@@ -1,20 +1,24 @@
-// The spectral decompositions, A = U diag(S) V^T (SVD), A = V diag(L) V^T for symmetric A (eigh)
+// The spectral decompositions, A = U diag(S) V^H (SVD), A = V diag(L) V^H for Hermitian A (eigh)
 // and A = V diag(L) V^-1 for any square A (eig, complex L and V), over the backend's LAPACK
 // kernels (dispatch/backend.h), with their backward nodes.
 // Results are column-major, as PyTorch's are. The pseudo-inverse, ranks, condition numbers and
 // spectral norms are composites of these (tensorplay/_composites/linalg.py, linalg.cpp).
 //
-// Derivatives (real matrices), written with public ops so that double backward works; E[i, j] =
-// S[j]^2 - S[i]^2 (L[j] - L[i] for eigh), set to 1 on the diagonal:
-//   SVD:  gA = U [(skew(U^T gU) S + S skew(V^T gV)) / E + diag(gS)] V^T
-//              + (I - U U^T) gU S^{-1} V^T + U S^{-1} gV^T (I - V V^T),   skew(X) = X - X^T
-//         (the last two terms only for a non-square A); with full_matrices, the vectors past
-//         min(m, n) do not enter (as in PyTorch, their gradient is dropped).
-//   eigh: gA = V [skew(V^T gV) / 2E + diag(gL)] V^T (V's gradient taken on the orthogonal
-//         matrices' tangent space, so gA is symmetric).
+// Derivatives, real and complex, written with public ops so that double backward works; ^H is the
+// conjugate transpose, E[i, j] = S[j]^2 - S[i]^2 (L[j] - L[i] for eigh) off the diagonal:
+//   SVD:  gA = U [(skew(U^H gU) S + S skew(V^H gV)) / E + diag(gS) + i Im diag(U^H gU - V^H gV) / 2S] V^H
+//              + (I - U U^H) gU S^{-1} V^H + U S^{-1} gV^H (I - V V^H),   skew(X) = X - X^H
+//         (the quotient off the diagonal only; the last two terms only for a non-square A); with
+//         full_matrices, the vectors past min(m, n) do not enter (as in PyTorch, their gradient is
+//         dropped).
+//   eigh: gA = V [skew(V^H gV) / 2E + diag(gL)] V^H (V's gradient taken on the unitary matrices'
+//         tangent space, so gA is Hermitian).
 //   eig:  gA = V^-H [(V^H gV - V^H V Re(diag(V^H gV))) / conj(E) + diag(gL)] V^H (off the diagonal,
 //         the quotient; on it, gL), its real part for a real A. The second term keeps V's columns
 //         of norm 1, as LAPACK normalises them.
+// Complex singular vectors and eigenvectors are defined up to a phase e^{i phi} per column, so a
+// loss of them must not depend on it: PyTorch checks that, and so do these nodes (see
+// check_phase_invariant).
 // All are infinite where singular values (eigenvalues) repeat, as in PyTorch.
 
 #include <cmath>
@@ -41,7 +45,17 @@ Tensor differences(const Tensor& values) {
 // A diagonal matrix [..., n, n] of v [..., n].
 Tensor diagonal_matrix(const Tensor& v) { return mul(unsqueeze(v, -1), eye(v.size(-1), {}, v.dtype(), v.device())); }
 
-Tensor skew(const Tensor& x) { return sub(x, mT(x)); }
+Tensor skew(const Tensor& x) { return sub(x, mH(x)); }
+
+// Ones off the diagonal of [n, n] matrices, zeros on it.
+Tensor off_diagonal(int64_t n, ScalarType dtype, Device device) { return rsub(eye(n, {}, dtype, device), 1); }
+
+// PyTorch's check that a loss does not depend on the phases of complex vectors: the imaginary part
+// of diag(V^H gV) (for the SVD, of U's and V's together) is zero up to `tolerance`.
+void check_phase_invariant(const Tensor& imaginary_diagonal, double tolerance, const char* message) {
+  if (!imaginary_diagonal.device().is_cpu() || imaginary_diagonal.numel() == 0) return;
+  TP_CHECK(!any(gt(abs(imaginary_diagonal), tolerance)).item().to_bool(), message);
+}
 
 // Its outputs are U, S and Vh even where the op returns S alone (svdvals): the gradient is written
 // with U and Vh, whose own history must be this node for second derivatives.
@@ -58,20 +72,35 @@ class SvdBackward final : public autograd::Node {
     if (gU.defined() && gU.size(-1) != k) gU = narrow(gU, -1, 0, k);
     if (gVh.defined() && gVh.size(-2) != k) gVh = narrow(gVh, -2, 0, k);
     if (!gU.defined() && !gVh.defined()) return {gS.defined() ? matmul(mul(U, unsqueeze(gS, -2)), Vh) : Tensor()};
-    Tensor V = mT(Vh), gV = gVh.defined() ? mT(gVh) : Tensor();
-    Tensor core;
+    Tensor V = mH(Vh), gV = gVh.defined() ? mH(gVh) : Tensor();
     const Tensor rows = unsqueeze(S, -1), cols = unsqueeze(S, -2);
-    if (gU.defined()) core = mul(skew(matmul(mT(U), gU)), cols);
+    Tensor core, UhgU, VhgV;
+    if (gU.defined()) {
+      UhgU = matmul(mH(U), gU);
+      core = mul(skew(UhgU), cols);
+    }
     if (gV.defined()) {
-      Tensor right = mul(rows, skew(matmul(Vh, gV)));
+      VhgV = matmul(Vh, gV);
+      Tensor right = mul(rows, skew(VhgV));
       core = core.defined() ? add(core, right) : right;
     }
-    core = div(core, differences(mul(S, S)));
+    core = mul(div(core, differences(mul(S, S))), off_diagonal(k, S.dtype(), S.device()));
+    if (is_complex(U.dtype())) {
+      // Turning U's and V's columns by the same phases moves neither A nor (the check) the loss;
+      // turning them apart is the imaginary part of diag(U^H dA V) / S.
+      const Tensor im_u = UhgU.defined() ? imag(diagonal(UhgU, 0, -2, -1)) : zeros_like(S);
+      const Tensor im_v = VhgV.defined() ? imag(diagonal(VhgV, 0, -2, -1)) : zeros_like(S);
+      check_phase_invariant(add(im_u, im_v), 5e-3,
+                            "[linalg.svd] svd_backward: The singular vectors in the complex case are specified up to "
+                            "multiplication by e^{i phi}. The specified loss function depends on this phase term, "
+                            "making it ill-defined.");
+      core = add(core, diagonal_matrix(complex(zeros_like(S), div(sub(im_u, im_v), mul(S, 2)))));
+    }
     if (gS.defined()) core = add(core, diagonal_matrix(gS));
     Tensor gA = matmul(matmul(U, core), Vh);
     const int64_t m = U.size(-2), n = Vh.size(-1);
-    if (gU.defined() && m > k) gA = add(gA, matmul(div(sub(gU, matmul(U, matmul(mT(U), gU))), cols), Vh));
-    if (gV.defined() && n > k) gA = add(gA, matmul(U, mT(div(sub(gV, matmul(V, matmul(Vh, gV))), cols))));
+    if (gU.defined() && m > k) gA = add(gA, matmul(div(sub(gU, matmul(U, UhgU)), cols), Vh));
+    if (gV.defined() && n > k) gA = add(gA, matmul(U, mH(div(sub(gV, matmul(V, VhgV)), cols))));
     return {gA};
   }
   void release_saved() override {
@@ -90,10 +119,18 @@ class EighBackward final : public autograd::Node {
     Tensor L = l_.unpack(*this), V = v_.unpack(*this);
     const Tensor &gL = grads[0], &gV = grads[1];
     Tensor core;
-    if (gV.defined()) core = div(mul(skew(matmul(mT(V), gV)), 0.5), differences(L));
+    if (gV.defined()) {
+      const Tensor VhgV = matmul(mH(V), gV);
+      if (is_complex(V.dtype()))
+        check_phase_invariant(imag(diagonal(VhgV, 0, -2, -1)), 1e-2,
+                              "[linalg.eigh] linalg_eigh_backward: The eigenvectors in the complex case are specified "
+                              "up to multiplication by e^{i phi}. The specified loss function depends on this "
+                              "quantity, so it is ill-defined.");
+      core = mul(div(mul(skew(VhgV), 0.5), differences(L)), off_diagonal(L.size(-1), L.dtype(), L.device()));
+    }
     if (gL.defined()) core = core.defined() ? add(core, diagonal_matrix(gL)) : diagonal_matrix(gL);
     if (!core.defined()) return {Tensor()};
-    return {matmul(matmul(V, core), mT(V))};
+    return {matmul(matmul(V, to(core, V.dtype())), mH(V))};  // (gL alone gives a real core)
   }
   void release_saved() override {
     l_.release();
@@ -101,16 +138,6 @@ class EighBackward final : public autograd::Node {
   }
   autograd::SavedTensor l_, v_;
 };
-
-// X with M X = B for complex M and B, as the real system [[Re M, -Im M], [Im M, Re M]] [Re X; Im X]
-// = [Re B; Im B] (the backend's solves are real).
-Tensor complex_solve(const Tensor& M, const Tensor& B) {
-  const Tensor re = real(M), im = imag(M);
-  const Tensor system = cat({cat({re, neg(im)}, -1), cat({im, re}, -1)}, -2);
-  const Tensor x = linalg_solve(system, cat({real(B), imag(B)}, -2));
-  const int64_t n = M.size(-1);
-  return complex(narrow(x, -2, 0, n), narrow(x, -2, n, n));
-}
 
 class EigBackward final : public autograd::Node {
  public:
@@ -120,16 +147,16 @@ class EigBackward final : public autograd::Node {
     Tensor L = l_.unpack(*this), V = v_.unpack(*this);
     const Tensor &gL = grads[0], &gV = grads[1];
     if (!gL.defined() && !gV.defined()) return {Tensor()};
-    const Tensor VH = conj(mT(V));
-    const Tensor off_diagonal = rsub(eye(L.size(-1), {}, real_part_type(L.dtype()), L.device()), 1);
+    const Tensor VH = mH(V);
     Tensor core = zeros_like(V);
     if (gV.defined()) {
       const Tensor VHgV = matmul(VH, gV);
       const Tensor norm_term = matmul(VH, mul(V, unsqueeze(real(diagonal(VHgV, 0, -2, -1)), -2)));
-      core = mul(div(sub(VHgV, norm_term), differences(conj(L))), off_diagonal);
+      core = mul(div(sub(VHgV, norm_term), differences(conj(L))),
+                 off_diagonal(L.size(-1), real_part_type(L.dtype()), L.device()));
     }
     if (gL.defined()) core = add(core, diagonal_matrix(gL));
-    Tensor gA = complex_solve(VH, matmul(core, VH));
+    Tensor gA = linalg_solve(VH, matmul(core, VH));
     return {complex_input_ ? gA : real(gA)};
   }
   void release_saved() override {
@@ -162,7 +189,7 @@ Svd svd(const char* op, const Tensor& A, bool full_matrices, bool compute_uv) {
   const int64_t batches = count(batch);
   const bool full = full_matrices && compute_uv;
   Tensor a = column_major(A, batch);
-  Tensor s = empty({batches, k}, A.dtype(), A.device());
+  Tensor s = empty({batches, k}, real_value_type(A.dtype()), A.device());
   Tensor u = vectors ? empty_column_major(batches, m, full ? m : k, A) : Tensor();
   Tensor vh = vectors ? empty_column_major(batches, full ? n : k, n, A) : Tensor();
   Tensor info = zeros({batches}, ScalarType::Int32, A.device());
@@ -209,7 +236,7 @@ std::pair<Tensor, Tensor> linalg_eigh(const Tensor& A, bool upper, bool compute_
   const Shape batch = batch_shape(A);
   const int64_t batches = count(batch), n = A.size(-1);
   Tensor a = column_major(A, batch);
-  Tensor w = empty({batches, n}, A.dtype(), A.device());
+  Tensor w = empty({batches, n}, real_value_type(A.dtype()), A.device());
   Tensor info = zeros({batches}, ScalarType::Int32, A.device());
   backend(A.device()).eigh(a, w, info, upper, vectors);
   check_infos("linalg.eigh", info, !batch.empty(), [](int code) {

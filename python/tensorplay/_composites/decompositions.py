@@ -31,6 +31,9 @@ eig_result = return_type("linalg_eig", "eigenvalues eigenvectors")
 lstsq_result = return_type("linalg_lstsq", "solution residuals rank singular_values")
 
 
+_LAPACK_DTYPES = (tensorplay.float32, tensorplay.float64, tensorplay.complex64, tensorplay.complex128)
+
+
 def _dtype_name(t):
     return str(t.dtype).removeprefix("tensorplay.")
 
@@ -38,14 +41,14 @@ def _dtype_name(t):
 def _floating(op, *tensors):
     """PyTorch's first check of the ops that refuse integers before anything else."""
     for t in tensors:
-        if not t.is_floating_point():
+        if not (t.is_floating_point() or t.is_complex()):
             raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got {_dtype_name(t)}")
 
 
 def _lapack_dtypes(op, *tensors):
     """The dtypes LAPACK has, for the composites that have no kernel of their own to refuse others."""
     for t in tensors:
-        if t.dtype not in (tensorplay.float32, tensorplay.float64):
+        if t.dtype not in _LAPACK_DTYPES:
             raise NotImplementedError(f"{op}: not implemented for '{_dtype_name(t)}'")
 
 
@@ -93,19 +96,21 @@ def geqrf(input, *, out=None):
     return result if out is None else write_outs("geqrf", out, result)
 
 
-def _apply_reflectors(reflectors, tau, C, left, transpose):
-    """Q C, Q^T C, C Q or C Q^T for Q = H_1 ... H_k, H_i = I - tau_i v_i v_i^T, where v_i is column i
+def _apply_reflectors(reflectors, tau, C, left, adjoint):
+    """Q C, Q^H C, C Q or C Q^H for Q = H_1 ... H_k, H_i = I - tau_i v_i v_i^H, where v_i is column i
     of `reflectors` below the diagonal with a 1 on it."""
     rows, k = reflectors.shape[-2], tau.shape[-1]
     V = reflectors[..., :, :k].tril(-1) + tensorplay.eye(rows, k, dtype=reflectors.dtype, device=reflectors.device)
-    # Q C = H_1 (... (H_k C)): the last reflector first; Q^T C = H_k ... H_1 C: the first first.
-    order = range(k) if left == transpose else reversed(range(k))
+    # Q C = H_1 (... (H_k C)): the last reflector first; Q^H C = H_k^H ... H_1^H C: the first first,
+    # where H_i^H scales by conj(tau_i).
+    order = range(k) if left == adjoint else reversed(range(k))
+    scales = tau.conj() if adjoint else tau
     for i in order:
-        v, scale = V[..., :, i:i + 1], tau[..., i:i + 1, None]
+        v, scale = V[..., :, i:i + 1], scales[..., i:i + 1, None]
         if left:
-            C = C - (scale * v) @ (v.mT @ C)
+            C = C - (scale * v) @ (v.mH @ C)
         else:
-            C = C - ((C @ v) * scale) @ v.mT
+            C = C - ((C @ v) * scale) @ v.mH
     return C
 
 
@@ -181,7 +186,8 @@ def _ormqr(input, tau, other, left, transpose):
 
 
 def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
-    """other multiplied by the Q of geqrf's reflectors (or its transpose), from the left or the right."""
+    """other multiplied by the Q of geqrf's reflectors (or its conjugate transpose), from the left or
+    the right."""
     result = _ormqr(input, tau, other, left, transpose)
     return result if out is None else write_out("ormqr", out, result)
 
@@ -219,36 +225,42 @@ def linalg_svdvals(A, *, driver=None, out=None):
 
 
 def svd(input, some=True, compute_uv=True, *, out=None):
-    """U, S, V with input = U diag(S) V^T; without compute_uv, U and V are zero matrices of their
-    full sizes, as in PyTorch."""
+    """U, S, V with input = U diag(S) V^H; without compute_uv, U and V are zero matrices of their
+    full sizes (of input's dtype), as in PyTorch."""
     _check_types("svd", input)
     if input.dim() < 2:
         raise RuntimeError(f"svd: input should have at least 2 dimensions, but has {input.dim()} dimensions instead")
     if compute_uv:
         U, S, Vh = _svd("svd", input, not some)
-        result = svd_result(U, S, Vh.mT)
+        result = svd_result(U, S, Vh.mH)
     else:
         S = _svdvals("svd", input)
         m, n, batch = input.shape[-2], input.shape[-1], tuple(input.shape[:-2])
-        result = svd_result(tensorplay.zeros(batch + (m, m), dtype=S.dtype, device=S.device), S,
-                            tensorplay.zeros(batch + (n, n), dtype=S.dtype, device=S.device))
+        result = svd_result(tensorplay.zeros(batch + (m, m), dtype=input.dtype, device=S.device), S,
+                            tensorplay.zeros(batch + (n, n), dtype=input.dtype, device=S.device))
     return result if out is None else write_outs("svd", out, result)
 
 
 def _tolerances(op, A, atol, rtol):
     """PyTorch's atol and rtol as tensors: atol 0 when not given; rtol eps * max(m, n) when neither is
-    given (or atol is not positive), 0 when a positive atol is."""
+    given (or atol is not positive), 0 when a positive atol is. Of A's real dtype (the singular
+    values' one)."""
+    real = A.dtype.to_real()
+
     def as_tensor(value, name="tolerance"):
         if isinstance(value, _C.Tensor):
-            return value.to(A.dtype)
+            if value.is_complex():
+                kind = "ComplexDouble" if value.dtype == tensorplay.complex128 else "ComplexFloat"
+                raise RuntimeError(f"torch.{op}: {name} tensor of complex type is not supported. Got {kind}")
+            return value.to(real)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise TypeError(f"{op}(): argument '{name}' must be float or Tensor, not {type(value).__name__}")
-        return tensorplay.tensor(float(value), dtype=A.dtype, device=A.device)
+        return tensorplay.tensor(float(value), dtype=real, device=A.device)
     if atol is not None:
         atol = as_tensor(atol, "atol")
     if rtol is not None:
         rtol = as_tensor(rtol, "rtol")
-    default = tensorplay.finfo(A.dtype).eps * max(A.shape[-2], A.shape[-1])
+    default = tensorplay.finfo(real).eps * max(A.shape[-2], A.shape[-1])
     if rtol is None:
         rtol = default if atol is None else tensorplay.where(as_tensor(atol) > 0, 0.0, default)
     atol = 0.0 if atol is None else atol
@@ -257,7 +269,7 @@ def _tolerances(op, A, atol, rtol):
 
 def _check_pinv(op, A):
     _check_types(op, A)
-    if A.dim() < 2 or A.dtype not in (tensorplay.float32, tensorplay.float64):
+    if A.dim() < 2 or A.dtype not in _LAPACK_DTYPES:
         raise RuntimeError(f"{op}: expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble "
                            f"types, got {_dtype_name(A)} of {A.dim()} dimensions")
 
@@ -278,14 +290,14 @@ def _pinv(op, A, atol, rtol, hermitian):
     with _named(op):
         if hermitian:
             L, V = _L.eigh(A, False)
-            S, U, Vh = L.abs(), V * L.sign().unsqueeze(-2), V.mT
+            S, U, Vh = L.abs(), V * L.sign().unsqueeze(-2), V.mH
             largest = S.amax(-1, keepdim=True)  # (A has elements: the empty case returned above)
         else:
             U, S, Vh = _L.svd(A, False)
             largest = S[..., :1]  # descending
     tolerance = tensorplay.maximum(atol.unsqueeze(-1), rtol.unsqueeze(-1) * largest)
     inverse = tensorplay.where(S > tolerance, 1 / S, 0)
-    return Vh.mT @ (inverse.unsqueeze(-1) * U.mT)
+    return Vh.mH @ (inverse.unsqueeze(-1) * U.mH)
 
 
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
@@ -301,7 +313,10 @@ def pinverse(input, rcond=1e-15):
 @in_float32
 def _matrix_rank(op, A, atol, rtol, hermitian):
     _check_types(op, A)
-    if A.dtype not in (tensorplay.float32, tensorplay.float64):
+    if rtol is not None and atol is None and not hermitian:
+        # PyTorch's form for rtol alone goes straight to the SVD, whose checks refuse the dtype.
+        _floating(op, A)
+    elif A.dtype not in _LAPACK_DTYPES:
         raise RuntimeError(f"{op}: This function doesn't handle types other than float and double")
     if A.dim() < 2:
         raise RuntimeError(f"{op}: The input tensor input must have at least 2 dimensions.")
@@ -329,10 +344,12 @@ def _cond(A, p):
         raise RuntimeError(f"{op}: The input tensor must have at least 2 dimensions.")
     # PyTorch's answer for matrices without columns, before any other check.
     if A.shape[-1] == 0:
-        return tensorplay.zeros(A.shape[:-2], dtype=A.dtype, device=A.device)
+        return tensorplay.zeros(A.shape[:-2], dtype=A.dtype.to_real(), device=A.device)
+    if p is not None and not isinstance(p, (int, float, str)):
+        raise TypeError(f"{op}(): argument 'p' must be Number or str, not {type(p).__name__}")
     if p is None or p in (2, -2):
         if A.numel() == 0:
-            return tensorplay.zeros(A.shape[:-2], dtype=A.dtype, device=A.device)
+            return tensorplay.zeros(A.shape[:-2], dtype=A.dtype.to_real(), device=A.device)
         S = _svdvals(op, A)
         largest, smallest = S[..., 0], S[..., -1]
         return smallest / largest if p == -2 else largest / smallest
@@ -342,7 +359,7 @@ def _cond(A, p):
         raise RuntimeError(f"{op}(ord={p}): A must be batches of square matrices, but they are {A.shape[-2]} by "
                            f"{A.shape[-1]} matrices")
     if A.numel() == 0:
-        return tensorplay.zeros(A.shape[:-2], dtype=A.dtype, device=A.device)
+        return tensorplay.zeros(A.shape[:-2], dtype=A.dtype.to_real(), device=A.device)
     _floating(op, A)
     with _named(op):
         inverse, info = linalg_inv_ex(A)
@@ -386,7 +403,7 @@ def _lstsq(A, B, rcond, driver):
     if A.dtype != B.dtype:
         raise RuntimeError(f"{op}: Expected input and other to have the same dtype, but got input's dtype "
                            f"{_dtype_name(A)} and other's dtype {_dtype_name(B)}")
-    if A.dtype not in (tensorplay.float32, tensorplay.float64):
+    if A.dtype not in _LAPACK_DTYPES:
         raise RuntimeError(f"{op}: This function doesn't handle types other than float and double")
     driver = "gelsy" if driver is None else driver
     if driver not in _LSTSQ_DRIVERS:
@@ -396,19 +413,23 @@ def _lstsq(A, B, rcond, driver):
         B = B.unsqueeze(-1)
     if A.shape[-2] != B.shape[-2]:
         raise RuntimeError(f"{op}: input.size(-2) should match other.size(-2)")
+    try:
+        tensorplay.broadcast_shapes(A.shape[:-2], B.shape[:-2])
+    except RuntimeError as error:
+        raise RuntimeError(f"{op}: {error}") from None
     m, n = A.shape[-2], A.shape[-1]
-    rtol = tensorplay.finfo(A.dtype).eps * max(m, n) if rcond is None or rcond < 0 else rcond
+    rtol = tensorplay.finfo(A.dtype.to_real()).eps * max(m, n) if rcond is None or rcond < 0 else rcond
     with _named(op):
         U, S, Vh = _L.svd(A, False)
     kept = S > rtol * S[..., :1]
-    solution = Vh.mT @ (tensorplay.where(kept, 1 / S, 0).unsqueeze(-1) * (U.mT @ B))
+    solution = Vh.mH @ (tensorplay.where(kept, 1 / S, 0).unsqueeze(-1) * (U.mH @ B))
     rank = kept.sum(-1)
-    empty = tensorplay.empty(0, dtype=A.dtype, device=A.device)
+    empty = tensorplay.empty(0, dtype=A.dtype.to_real(), device=A.device)
     residuals = empty
     # (On the meta device, where ranks have no values, A is taken to be of full rank.)
     full_rank = A.device.type == "meta" or bool((rank == n).all())
     if driver != "gelsy" and m > n and full_rank:
-        residuals = ((A @ solution - B) ** 2).sum(-2)
+        residuals = ((A @ solution - B).abs() ** 2).sum(-2)
         if vector:
             residuals = residuals.squeeze(-1)
     return lstsq_result(solution.squeeze(-1) if vector else solution, residuals,
@@ -495,6 +516,10 @@ def linalg_tensorsolve(A, B, dims=None, *, out=None):
     if dims is not None:
         if not isinstance(dims, (tuple, list)) or not all(isinstance(d, int) for d in dims):
             raise TypeError(f"{op}(): argument 'dims' must be tuple of ints, not {type(dims).__name__}")
+        for d in dims:
+            if not -A.dim() <= d < A.dim():
+                raise IndexError(f"{op}: Dimension out of range (expected to be in range of [{-A.dim()}, "
+                                 f"{A.dim() - 1}], but got {d})")
         dims = [d % A.dim() for d in dims]
         A = A.permute([d for d in range(A.dim()) if d not in dims] + dims)
     solution_shape = tuple(A.shape[B.dim():])

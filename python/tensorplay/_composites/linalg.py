@@ -69,7 +69,7 @@ def _check(op, *tensors, square=True):
     _check_types(op, *tensors)
     for t in tensors:
         dtype = str(t.dtype).removeprefix("tensorplay.")
-        if op in _REFUSE_INTEGERS and not t.is_floating_point():
+        if op in _REFUSE_INTEGERS and not (t.is_floating_point() or t.is_complex()):
             raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got {dtype}")
         if op in _REFUSE_LOW_PRECISION and t.dtype in (tensorplay.bfloat16, tensorplay.float16):
             raise RuntimeError(f"{op}: Low precision dtypes not supported. Got {dtype}")
@@ -147,8 +147,9 @@ def det(input):
 
 
 def _slogdet(op, A):
+    """The sign (a unit complex number for a complex A) and log |det A|, real."""
     sign, diagonal = _lu_sign_and_diagonal(op, A)
-    return sign * diagonal.sign().prod(-1), diagonal.abs().log().sum(-1)
+    return sign * diagonal.sgn().prod(-1), diagonal.abs().log().sum(-1)
 
 
 def linalg_slogdet(A, *, out=None):
@@ -161,8 +162,11 @@ def slogdet(input):
 
 
 def logdet(input):
-    """log(det(A)): NaN where the determinant is negative, -inf where it is zero."""
+    """log(det(A)): for a real A, NaN where the determinant is negative and -inf where it is zero;
+    for a complex A, the principal logarithm."""
     sign, logabsdet = _slogdet("logdet", input)
+    if sign.is_complex():
+        return logabsdet + sign.log()
     return tensorplay.where(sign < 0, float("nan"), logabsdet)
 
 
@@ -290,14 +294,14 @@ def _cholesky_solve(op, B, factor, upper):
     B, factor = float32_inputs(B, factor)
     _check(op, factor)
     _check(op, B, square=False)
-    lower = factor.mT if upper else factor
+    lower = factor.mH if upper else factor
     with _named(op):
-        return _L.solve_triangular(lower.mT, _L.solve_triangular(lower, B, False, True, False), True, True, False)
+        return _L.solve_triangular(lower.mH, _L.solve_triangular(lower, B, False, True, False), True, True, False)
 
 
 @with_out
 def cholesky_solve(input, input2, upper=False):
-    """X with A X = input, from A's Cholesky factor input2 (L with A = L L^T, or U with A = U^T U)."""
+    """X with A X = input, from A's Cholesky factor input2 (L with A = L L^H, or U with A = U^H U)."""
     return _cholesky_solve("cholesky_solve", input, input2, upper)
 
 
@@ -446,8 +450,10 @@ def _matrix_exp(A):
 
 def _checked_matrix_exp(op, A):
     _check(op, A)
-    # Summed in float64 and rounded once: the squarings would multiply float32's rounding errors.
-    return _matrix_exp(A.double()).to(A.dtype) if A.dtype != tensorplay.float64 else _matrix_exp(A)
+    # Summed in double precision and rounded once: the squarings would multiply single precision's
+    # rounding errors.
+    wide = tensorplay.complex128 if A.is_complex() else tensorplay.float64
+    return _matrix_exp(A.to(wide)).to(A.dtype) if A.dtype != wide else _matrix_exp(A)
 
 
 def matrix_exp(input):
