@@ -72,8 +72,9 @@ ALSO_COMPLEX = set("""
     neg abs sgn exp exp2 log log2 log10 sqrt rsqrt reciprocal sin cos tan sinh cosh tanh sigmoid square
     isnan isinf isfinite
     add add.alpha2 add.alpha_float sub sub.alpha2 sub.alpha_float rsub mul div pow eq ne where
-    sum mean prod var std cumsum norm
-    matmul mm bmm dot vdot outer trace
+    sum mean prod var std cumsum cumprod norm renorm dist frobenius_norm linalg.vector_norm linalg.matrix_norm
+    matmul mm bmm dot vdot outer trace inner kron tensordot einsum addr ger chain_matmul matrix_power cross
+    linalg.vecdot linalg.multi_dot linalg.vander
     clone cat stack flip transpose permute reshape t squeeze unsqueeze flatten narrow select split chunk unbind
     movedim diagonal index_select gather masked_fill
 """.split())

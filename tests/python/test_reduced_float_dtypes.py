@@ -54,6 +54,10 @@ def outcome(m, fn, args, kwargs, region, name=None):
         return ["float32"]
     if m is torch and "autocast::prioritize" in str(error) and name in PROMOTE_INSIDE:
         return outcome(m, fn, args, kwargs, "none")
+    if m is torch and "could not create a primitive descriptor" in str(error):
+        # torch's oneDNN picks its kernels by the CPU and has none for some dtypes on some CPUs
+        # (float16 LSTMs where AVX512-BF16 is but AVX512-FP16 is not): nothing to compare with.
+        return None
     if error is not None:
         kind = test_ops.exception_kind(error)
         return f"raised {kind.__name__ if kind else type(error).__name__}"
@@ -70,7 +74,7 @@ def test_output_dtypes_match_torch(region):
                            test_ops.convert(torch, kwargs), region, case.op.name)
         actual = outcome(tensorplay, case.fn, test_ops.convert(tensorplay, list(args)),
                          test_ops.convert(tensorplay, kwargs), region)
-        if actual != expected:
+        if expected is not None and actual != expected:
             wrong.append(f"{case.id}: torch {expected}, tensorplay {actual}")
     assert CASES
     assert not wrong, f"{len(wrong)} of {len(CASES)} cases in region {region}:\n" + "\n".join(wrong[:50])

@@ -149,6 +149,19 @@ Tensor complex_prod(const Tensor& z, std::optional<int64_t> dim, bool keepdim) {
   return keepdim ? rest : squeeze(rest, IntArrayRef{d});
 }
 
+Tensor complex_cumprod(const Tensor& z, int64_t dim) {
+  // Hillis and Steele's scan: after the round of shift s, element k holds the product of the 2s
+  // elements that end at k (all of them, nearer the start), so log2(n) rounds reach every prefix.
+  if (z.dim() == 0 || z.size(dim) <= 1) return clone(z);
+  const int64_t n = z.size(dim);
+  Tensor running = z;
+  for (int64_t shift = 1; shift < n; shift *= 2)
+    running = cat({narrow(running, dim, 0, shift),
+                   mul(narrow(running, dim, shift, n - shift), narrow(running, dim, 0, n - shift))},
+                  dim);
+  return running;
+}
+
 Tensor complex_pow(const Tensor& z, const Scalar& exponent) {
   if (!exponent.is_complex()) {  // exact forms of the common exponents, as PyTorch's kernel has
     const double p = exponent.to_double();

@@ -22,6 +22,8 @@ Tensor complex_unary(UnaryOp op, const char* name, const Tensor& z);
 Tensor complex_sum(const Tensor& z, IntArrayRef dims, bool keepdim, bool mean);
 // The product over dim (every element when none).
 Tensor complex_prod(const Tensor& z, std::optional<int64_t> dim, bool keepdim);
+// The running product of a complex tensor along dim (a wrapped dim).
+Tensor complex_cumprod(const Tensor& z, int64_t dim);
 // z ** exponent, base ** z.
 Tensor complex_pow(const Tensor& z, const Scalar& exponent);
 Tensor complex_pow(const Scalar& base, const Tensor& z);

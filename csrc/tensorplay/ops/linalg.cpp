@@ -424,10 +424,11 @@ Tensor linalg_vecdot(const Tensor& x, const Tensor& y, int64_t dim) {
   TP_OP_ENTRY(linalg_vecdot, x, y, dim);
   TP_CHECK(x.dtype() == y.dtype(), "[linalg.vecdot] Expected x and y to have the same dtype, but found x of type ",
            name(x.dtype()), " and y of type ", name(y.dtype()), " instead");
-  TP_CHECK(is_floating_point(x.dtype()), "[linalg.vecdot] Expected a floating point or complex tensor as input. Got ",
-           name(x.dtype()));
+  TP_CHECK(is_floating_point(x.dtype()) || is_complex(x.dtype()),
+           "[linalg.vecdot] Expected a floating point or complex tensor as input. Got ", name(x.dtype()));
   Shape shape = broadcast_shapes("linalg.vecdot", x.sizes(), y.sizes());
-  return sum(mul(x, y), {wrap_dim("linalg.vecdot", dim, static_cast<int64_t>(shape.size()))});
+  // sum(conj(x) * y): the inner product of complex vectors conjugates the first.
+  return sum(mul(conj(x), y), {wrap_dim("linalg.vecdot", dim, static_cast<int64_t>(shape.size()))});
 }
 
 namespace {

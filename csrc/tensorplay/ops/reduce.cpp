@@ -167,6 +167,12 @@ void check_floating(const char* op, const Tensor& t, const char* what) {
   TP_CHECK(is_floating_point(t.dtype()), "[", op, "] ", what, " Got ", name(t.dtype()));
 }
 
+// The matrix norms take complex matrices too: theirs are norms of magnitudes or singular values.
+void check_matrix_norm_dtype(const Tensor& t) {
+  if (!is_complex(t.dtype()))
+    check_floating("linalg.matrix_norm", t, "Expected a floating point or complex tensor as input.");
+}
+
 // amax, amin, max(), min().
 Tensor extreme(const char* op, const char* node, ReduceOp kind, const Tensor& t, IntArrayRef dims, bool keepdim) {
   TP_CHECK(t.numel() > 0 || !dims.empty(), "[", op,
@@ -456,7 +462,7 @@ Tensor linalg_matrix_norm(const Tensor& t, double ord, IntArrayRef dims, bool ke
   TP_CHECK(dims.size() == 2, "[linalg.matrix_norm] dim must be a 2-tuple. Got ", to_string(dims));
   TP_CHECK(std::isinf(ord) || ord == 1 || ord == -1 || ord == 2 || ord == -2, "[linalg.matrix_norm] Order ", ord,
            " not supported.");
-  check_floating("linalg.matrix_norm", t, "Expected a floating point or complex tensor as input.");
+  check_matrix_norm_dtype(t);
   int64_t rows = wrap_dim("linalg.matrix_norm", dims[0], t.dim()),
           cols = wrap_dim("linalg.matrix_norm", dims[1], t.dim());
   TP_CHECK(rows != cols, "[linalg.matrix_norm] dims must be different. Got (", dims[0], ", ", dims[1], ")");
@@ -479,7 +485,7 @@ Tensor linalg_matrix_norm(const Tensor& t, std::string_view ord, IntArrayRef dim
   TP_CHECK(t.dim() >= 2, "[linalg.matrix_norm] The input tensor A must have at least 2 dimensions.");
   TP_CHECK(dims.size() == 2, "[linalg.matrix_norm] dim must be a 2-tuple. Got ", to_string(dims));
   // Checked here, so that the errors name this op rather than vector_norm.
-  check_floating("linalg.matrix_norm", t, "Expected a floating point or complex tensor as input.");
+  check_matrix_norm_dtype(t);
   const int64_t rows = wrap_dim("linalg.matrix_norm", dims[0], t.dim()),
                 cols = wrap_dim("linalg.matrix_norm", dims[1], t.dim());
   TP_CHECK(rows != cols, "[linalg.matrix_norm] dims must be different. Got (", dims[0], ", ", dims[1], ")");
@@ -493,13 +499,15 @@ Tensor renorm(const Tensor& t, double p, int64_t dim, double maxnorm) {
   TP_CHECK(maxnorm >= 0, "[renorm] expected maxnorm to be >= 0 but got ", maxnorm);
   TP_CHECK(t.dim() > 1, "[renorm] input needs at least 2 dimensions, got ", t.dim(), " dimensions");
   int64_t keep = wrap_dim("renorm", dim, t.dim());
-  check_floating("renorm", t, "expected a floating point input.");
+  if (!is_complex(t.dtype())) check_floating("renorm", t, "expected a floating point input.");
   Shape others;
   for (int64_t d = 0; d < t.dim(); ++d)
     if (d != keep) others.push_back(d);
   // Each slice along dim whose norm exceeds maxnorm is scaled down to it (PyTorch's 1e-7 guard).
-  ScalarType acc = is_reduced_float(t.dtype()) ? ScalarType::Float32 : t.dtype();
-  Tensor norms = linalg_vector_norm(t, p, others, true, acc);
+  // (A complex slice's norm is its magnitudes', real.)
+  ScalarType acc = is_reduced_float(t.dtype()) ? ScalarType::Float32 : real_value_type(t.dtype());
+  Tensor norms = is_complex(t.dtype()) ? linalg_vector_norm(t, p, others, true)
+                                       : linalg_vector_norm(t, p, others, true, acc);
   Tensor factor = where(gt(norms, maxnorm), div(scalar_tensor(maxnorm, acc), add(norms, 1e-7)), 1.0);
   return mul(t, to(factor, t.dtype()));
 }
@@ -608,6 +616,7 @@ Tensor cumsum(const Tensor& t, int64_t dim, OptionalDType dtype) {
 Tensor cumprod(const Tensor& t, int64_t dim, OptionalDType dtype) {
   TP_OP_ENTRY(cumprod, t, dim, dtype);
   int64_t d = wrap_dim("cumprod", dim, t.dim());
+  if (is_complex(accumulation_dtype(t, dtype))) return complex_cumprod(to(t, accumulation_dtype(t, dtype)), d);
   autograd::Record<CumprodBackward> record({&t}, d);
   Tensor in = to(t, accumulation_dtype(t, dtype));
   Tensor out = empty(t.sizes(), in.dtype(), t.device());

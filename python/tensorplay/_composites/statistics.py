@@ -698,7 +698,9 @@ def _scan(x, combine):
     return x
 
 
-def _cumulative_extreme(result_type, input, dim, better):
+def _cumulative_extreme(result_type, input, dim, better, kernel):
+    if input.is_complex():  # complex numbers have no order
+        raise _not_implemented(kernel, input.dtype)
     dim = _wrap_dim(dim, input.dim())
     if input.dim() == 0:
         return result_type(input.clone(), tensorplay.zeros((), dtype=_C.int64, device=input.device))
@@ -724,13 +726,13 @@ def _cumulative_extreme(result_type, input, dim, better):
 @_with_exact_out
 @_typed(("input",), ints=("dim",))
 def cummax(input, dim):
-    return _cumulative_extreme(_cummax, input, dim, lambda a, b: a >= b)
+    return _cumulative_extreme(_cummax, input, dim, lambda a, b: a >= b, "cummax_cpu")
 
 
 @_with_exact_out
 @_typed(("input",), ints=("dim",))
 def cummin(input, dim):
-    return _cumulative_extreme(_cummin, input, dim, lambda a, b: a <= b)
+    return _cumulative_extreme(_cummin, input, dim, lambda a, b: a <= b, "cummin_cpu")
 
 
 def _logaddexp(a, b):
