@@ -8,6 +8,7 @@
 #include "bindings.h"
 #include "tensorplay/core/allocator.h"
 #include "tensorplay/core/parallel.h"
+#include "tensorplay/cpu/build_info.h"
 #include "tensorplay/cpu/float32_math.h"
 #include "tensorplay/cpu/simd/capability.h"
 #include "tensorplay/cpu/simd/simd.h"
@@ -125,6 +126,21 @@ void init_tensor(nb::module_& m) {
   });
   m.def("_cpu_reset_peak_memory_stats", &cpu_reset_peak_stats);
   m.def("_cpu_capability", &cpu::cpu_capability);
+  m.def("_build_info", [] {
+    const cpu::BuildInfo info = cpu::build_info();
+    nb::dict d;
+    d["compiler"] = info.compiler;
+    d["cxx_standard"] = info.cxx_standard;
+    d["openmp"] = info.openmp;
+    d["blas"] = info.blas;
+    d["blas_openmp"] = info.blas_openmp;
+    d["onednn"] = info.onednn;
+    d["highway"] = info.highway;
+    d["gloo"] = info.gloo;
+    return d;
+  });
+  m.def("_blas_num_threads", &cpu::blas_num_threads);
+  m.def("_openmp_max_threads", &cpu::openmp_max_threads);
   // ops: "matmul" or "conv"; precision: "ieee" (exact) or "bf16" (cpu/float32_math.h).
   m.def("_set_float32_math", [](std::string_view ops, std::string_view precision) {
     TP_CHECK(ops == "matmul" || ops == "conv", "_set_float32_math: ops must be 'matmul' or 'conv', got '", ops, "'");

@@ -50,6 +50,9 @@ from tensorplay import special  # (its functions are the namespace's ops under t
 from tensorplay import distributions  # (torch.distributions: python/tensorplay/distributions/)
 from tensorplay import sparse  # (torch.sparse: composites over sparse COO tensors, csrc/tensorplay/ops/sparse.cpp)
 from tensorplay import fft  # (torch.fft: composites of three transforms with kernels, csrc/tensorplay/ops/fft.cpp)
+from tensorplay import __config__
+
+__config__._check_blas()
 
 # PyTorch's aliases for the dtypes.
 float = float32  # noqa: A001
