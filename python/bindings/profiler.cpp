@@ -35,7 +35,7 @@ void init_profiler(nb::module_& m) {
     }
     return out;
   });
-  p.def("push_range", [](std::string_view name) { return profiler::push_range(name); }, "name"_a);
+  p.def("push_range", &profiler::push_range, "name"_a, "user_range"_a = true);
   p.def("pop_range", &profiler::pop_range, "handle"_a);
 }
 

@@ -335,3 +335,95 @@ def test_concrete_inputs_are_pytorchs():
     conv = next(e for e in prof.events() if e.name == "aten::conv2d")
     assert conv.concrete_inputs == [None, None, None, [2, 1], [0, 2], [2, 1], 2]
     assert conv.flops == 0  # counted only with with_flops
+
+
+# ---- with_stack: the Python calls as spans ----
+
+def _ancestors(event):
+    chain = []
+    while event.cpu_parent is not None:
+        event = event.cpu_parent
+        chain.append(event.name)
+    return chain
+
+
+def _caller(m, x):
+    return _linear(m)(x).relu()
+
+
+_LINEARS = {}
+
+
+def _linear(m):
+    if m not in _LINEARS:
+        m.manual_seed(0)
+        _LINEARS[m] = m.nn.Linear(4, 3)
+    return _LINEARS[m]
+
+
+def _profiled_call(m):
+    x = m.randn(2, 4)
+    with m.profiler.profile(with_stack=True) as prof:
+        _caller(m, x)
+        _linear(m)(x)
+    return prof.events()
+
+
+@pytest.mark.parametrize("m", [tp, torch])
+def test_with_stack_records_python_calls_and_modules_around_the_ops(m):
+    """As in PyTorch: each op under the Python function that called it ("file(line): function", the
+    file relative to its sys.path entry, the line where the span starts), each module call under
+    "nn.Module: <class>_<k>", builtins named by their repr."""
+    events = _profiled_call(m)
+    relu = next(e for e in events if e.name == "aten::relu")
+    caller = next(e for e in events if e.name.endswith(": _caller"))
+    assert caller.name == f"test_profiler.py({_caller.__code__.co_firstlineno}): _caller"
+    parent = relu.cpu_parent
+    if parent.name.startswith("<built-in method relu"):  # (torch's Tensor methods are builtins)
+        parent = parent.cpu_parent
+    assert parent.name == caller.name
+    addmms = [e for e in events if e.name == "aten::addmm"]
+    assert len(addmms) == 2
+    first, second = (_ancestors(e) for e in addmms)
+    assert "nn.Module: Linear_0" in first and caller.name in first  # the same module, called twice
+    assert "nn.Module: Linear_0" in second and caller.name not in second
+    assert not any(e.is_user_annotation for e in events)
+
+
+@pytest.mark.parametrize("m", [tp, torch])
+def test_without_with_stack_only_ops_are_recorded(m):
+    x = m.randn(2, 4)
+    with m.profiler.profile() as prof:
+        _caller(m, x)
+    assert not any(": _caller" in e.name or e.name.startswith("nn.Module") for e in prof.events())
+
+
+def test_with_stack_follows_threads_and_exceptions_and_gives_back_the_profile_function():
+    def raises():
+        tp.ones(2).neg()
+        raise ValueError("expected")
+
+    def worker():
+        tp.ones(3).exp()
+
+    previous = lambda frame, event, arg: None  # noqa: E731  (another tool's profile function)
+    import sys
+    sys.setprofile(previous)
+    try:
+        with profile(with_stack=True) as prof:
+            try:
+                raises()
+            except ValueError:
+                pass
+            tp.ones(2).abs()  # after the exception unwound: not under raises()
+            thread = threading.Thread(target=worker)
+            thread.start()
+            thread.join()
+        assert sys.getprofile() is previous
+    finally:
+        sys.setprofile(None)
+    events = prof.events()
+    by_name = {e.name: e for e in events}
+    assert any(n.endswith(": raises") for n in _ancestors(by_name["aten::neg"]))
+    assert not any(n.endswith(": raises") for n in _ancestors(by_name["aten::abs"]))
+    assert any(n.endswith(": worker") for n in _ancestors(by_name["aten::exp"]))

@@ -134,11 +134,11 @@ void Span::set_inputs(std::string shapes, std::string dtypes, std::string concre
   e.input_concrete = std::move(concrete);
 }
 
-int64_t push_range(std::string_view name) {
+int64_t push_range(std::string_view name, bool user_range) {
   if (!is_enabled()) return -1;
   const int64_t index = open_span(name);
   auto [b, lock] = buffer();
-  if (index < static_cast<int64_t>(b.events.size())) b.events[index].user_range = true;
+  if (index < static_cast<int64_t>(b.events.size())) b.events[index].user_range = user_range;
   return index;
 }
 

@@ -75,9 +75,9 @@ class Span {
   int64_t index_ = -1;  // in this thread's buffer
 };
 
-// Ranges a caller opens and closes itself (record_function from Python): a handle, or -1 when no
-// profile is open.
-int64_t push_range(std::string_view name);
+// Ranges a caller opens and closes itself (record_function from Python, and with_stack's Python
+// calls, which are not the user's annotations): a handle, or -1 when no profile is open.
+int64_t push_range(std::string_view name, bool user_range = true);
 void pop_range(int64_t handle);
 
 // The allocator's bytes (negative for frees), added to the innermost open span of this thread.

@@ -64,15 +64,24 @@ def events_from_records(records, record_shapes=True, with_flops=False):
 
 
 class _Recording:
-    """One recording on the C++ recorder, from start() to stop(), and the user ranges opened in it."""
+    """One recording on the C++ recorder, from start() to stop(), and the user ranges opened in it;
+    with_stack adds the Python calls (profiler/python_tracer.py)."""
 
-    def __init__(self, record_shapes, profile_memory, with_flops=False):
+    def __init__(self, record_shapes, profile_memory, with_flops=False, with_stack=False):
         self.record_shapes = record_shapes
         self.profile_memory = profile_memory
         self.with_flops = with_flops
         _C._profiler.start(record_shapes or with_flops, profile_memory)
+        self._tracer = None
+        if with_stack:
+            from tensorplay.profiler.python_tracer import PythonTracer
+
+            self._tracer = PythonTracer()
+            self._tracer.start()
 
     def stop(self):
+        if self._tracer is not None:
+            self._tracer.stop()
         events = events_from_records(_C._profiler.stop(), self.record_shapes, self.with_flops)
         return EventList(events, profile_memory=self.profile_memory, with_flops=self.with_flops)
 
@@ -101,7 +110,7 @@ class profile:
         if self.enabled:
             if self._recording is not None:
                 raise RuntimeError("Profiler context manager is not reentrant")
-            self._recording = _Recording(self.record_shapes, self.profile_memory, self.with_flops)
+            self._recording = _Recording(self.record_shapes, self.profile_memory, self.with_flops, self.with_stack)
         return self
 
     def __exit__(self, *exc):

@@ -159,7 +159,7 @@ class profile:
 
     def _enter(self, action):
         if action in _RECORDING and self._recording is None:
-            self._recording = _Recording(self.record_shapes, self.profile_memory, self.with_flops)
+            self._recording = _Recording(self.record_shapes, self.profile_memory, self.with_flops, self.with_stack)
         if self._recording is not None and self._record_steps:
             self._step_range = _C._profiler.push_range(f"ProfilerStep#{self.step_num}")
 
