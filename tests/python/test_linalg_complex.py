@@ -168,3 +168,13 @@ def test_complex_matrices_stay_complex_under_autocast():
             x = m.linalg.solve(m.tensor(a), m.tensor(a))
             U, S, Vh = m.linalg.svd(m.tensor(a))
         assert str(x.dtype).endswith("complex128") and str(S.dtype).endswith("float64")
+
+
+@pytest.mark.parametrize("m", LIBS)
+@pytest.mark.parametrize("call", [
+    lambda m, a: m.linalg.pinv(a, atol=m.tensor(0.1 + 0j, dtype=m.complex128)),
+    lambda m, a: m.linalg.matrix_rank(a, rtol=m.tensor(0.1 + 0j, dtype=m.complex128)),
+], ids=["pinv_atol", "matrix_rank_rtol"])
+def test_complex_tolerances_are_refused(m, call):
+    with pytest.raises(RuntimeError, match="tensor of complex type is not supported. Got ComplexDouble"):
+        call(m, m.tensor(complex_matrix((3, 3))))

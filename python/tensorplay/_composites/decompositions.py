@@ -13,6 +13,7 @@ import operator
 import tensorplay
 from tensorplay import _C
 from tensorplay._composites._forms import return_type, write_out, write_outs
+from tensorplay._dtypes import aten_name
 from tensorplay._composites.linalg import _check, _check_flags, _check_types, _deprecated, _named, linalg_inv_ex
 from tensorplay.amp.composite_casts import float32_inputs, in_float32
 
@@ -250,8 +251,8 @@ def _tolerances(op, A, atol, rtol):
     def as_tensor(value, name="tolerance"):
         if isinstance(value, _C.Tensor):
             if value.is_complex():
-                kind = "ComplexDouble" if value.dtype == tensorplay.complex128 else "ComplexFloat"
-                raise RuntimeError(f"torch.{op}: {name} tensor of complex type is not supported. Got {kind}")
+                raise RuntimeError(f"torch.{op}: {name} tensor of complex type is not supported. Got "
+                                   f"{aten_name(value.dtype)}")
             return value.to(real)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise TypeError(f"{op}(): argument '{name}' must be float or Tensor, not {type(value).__name__}")
