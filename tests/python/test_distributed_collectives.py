@@ -242,6 +242,41 @@ def test_bfloat16_sums_accumulate_in_float32(ranks):
         np.testing.assert_array_equal(result, np.full(5, expected))
 
 
+@pytest.mark.parametrize("dtype", [tp.bfloat16, tp.float16], ids=str)
+def test_16bit_reductions_round_once(ranks, dtype):
+    """16-bit floats travel as themselves and are summed in float32 in rank order, then rounded once:
+    random values, an element count no world size divides, a strided tensor, and each reducing
+    collective (a non-root rank's reduce input is left as it was)."""
+    world = ranks.world
+    rng = np.random.default_rng(world)
+    inputs = [rng.standard_normal((7, 2)).astype(NUMPY[dtype]) for _ in range(world)]
+    wide = [a.astype(np.float32) for a in inputs]
+    total = functools.reduce(np.add, wide)
+    expected = {"SUM": total.astype(NUMPY[dtype]), "AVG": (total / np.float32(world)).astype(NUMPY[dtype])}
+    scatter_inputs = [rng.standard_normal(world * 3).astype(NUMPY[dtype]) for _ in range(world)]
+    scattered = functools.reduce(np.add, [a.astype(np.float32) for a in scatter_inputs]).astype(NUMPY[dtype])
+
+    def call(rank, group):
+        got = {}
+        for op in ("SUM", "AVG"):
+            t = to_tensor(np.ascontiguousarray(inputs[rank].T)).t()  # 7 x 2, strided
+            dist.all_reduce(t, getattr(dist.ReduceOp, op), group=group)
+            got[op] = to_numpy(t.contiguous())
+        t = to_tensor(inputs[rank][:, 0].copy())
+        dist.reduce(t, dst=world - 1, group=group)
+        got["reduce"] = to_numpy(t)
+        out = tp.empty(3, dtype=dtype)
+        dist.reduce_scatter_tensor(out, to_tensor(scatter_inputs[rank]), group=group)
+        got["reduce_scatter"] = to_numpy(out)
+        return got
+
+    for rank, got in enumerate(ranks.run(call)):
+        for op in ("SUM", "AVG"):
+            np.testing.assert_array_equal(got[op], expected[op])
+        np.testing.assert_array_equal(got["reduce"], expected["SUM"][:, 0] if rank == world - 1 else inputs[rank][:, 0])
+        np.testing.assert_array_equal(got["reduce_scatter"], scattered[3 * rank:3 * rank + 3])
+
+
 def test_async_work(ranks):
     def call(rank, group):
         t = tp.ones(1000) * rank

@@ -170,17 +170,11 @@ std::string describe(const Fingerprint& f) {
   return s;
 }
 
-// 16-bit floats are reduced in float32 and rounded once at the end.
-bool accumulates_in_float32(const Tensor& t) { return is_reduced_float(t.dtype()); }
-
 // The contiguous buffer Gloo reads and writes for t: t itself when it can be.
-Tensor wire_buffer(const Tensor& t, bool reduces) {
-  if (reduces && accumulates_in_float32(t)) return t.to(ScalarType::Float32).contiguous();
-  return t.contiguous();
-}
+Tensor wire_buffer(const Tensor& t) { return t.contiguous(); }
 // A buffer that is never t's own memory (for inputs a collective must leave as they were).
-Tensor wire_copy(const Tensor& t, bool reduces) {
-  Tensor buffer = empty(t.sizes(), reduces && accumulates_in_float32(t) ? ScalarType::Float32 : t.dtype());
+Tensor wire_copy(const Tensor& t) {
+  Tensor buffer = empty(t.sizes(), t.dtype());
   copy_(buffer, t);
   return buffer;
 }
@@ -597,11 +591,64 @@ static void all_reduce_in_place(ProcessGroupGloo::Impl& g, const Tensor& buffer,
   gloo::allreduce(options);
 }
 
+// 16-bit floats travel as themselves (half float32's bytes) and are reduced in float32, rounded once.
+// Rank r owns block r of a flat buffer of world size blocks: an all-to-all brings it every rank's
+// copy of that block, which it reduces in rank order in float32. This returns the reduced block (AVG
+// divided), not yet rounded.
+static Tensor reduce_own_block_in_float32(ProcessGroupGloo::Impl& g, const Tensor& blocks, ReduceFunction fn,
+                                          ReduceOp op, uint32_t tag) {
+  int64_t block = blocks.numel() / g.size;
+  Tensor received = empty({g.size, block}, blocks.dtype());
+  gloo::AlltoallOptions options(g.context);
+  options.setInput(typed<uint16_t>(blocks), blocks.numel());
+  options.setOutput(typed<uint16_t>(received), received.numel());
+  g.common(options, tag);
+  gloo::alltoall(options);
+  Tensor sum = received.to(ScalarType::Float32);
+  float* rows = typed<float>(sum);
+  for (int r = 1; r < g.size; ++r) fn(rows, rows, rows + r * block, static_cast<size_t>(block));
+  Tensor mine = select(sum, 0, 0);
+  if (op == ReduceOp::AVG) div_(mine, Scalar(static_cast<int64_t>(g.size)));
+  return mine;
+}
+
+// A flat buffer of t's elements in one equal block per rank: t's own memory where that is allowed and
+// t splits evenly, a zero-padded copy otherwise.
+static Tensor equal_blocks(const Tensor& t, int size, bool may_alias) {
+  int64_t n = t.numel();
+  if (may_alias && t.is_contiguous() && n % size == 0) return t.view({n});
+  Tensor padded = zeros({(n + size - 1) / size * size}, t.dtype());
+  copy_(narrow(padded, 0, 0, n), t.reshape({n}));
+  return padded;
+}
+
+// The all-reduce of 16-bit floats in equal blocks, in place: each rank reduces its block, then the
+// rounded blocks are all-gathered.
+static void all_reduce_16bit(ProcessGroupGloo::Impl& g, const Tensor& blocks, ReduceFunction fn, ReduceOp op,
+                             uint32_t tag) {
+  Tensor mine = reduce_own_block_in_float32(g, blocks, fn, op, tag).to(blocks.dtype());
+  gloo::AllgatherOptions options(g.context);
+  options.setInput(typed<uint16_t>(mine), mine.numel());
+  options.setOutput(typed<uint16_t>(blocks), blocks.numel());
+  g.common(options, tag);
+  gloo::allgather(options);
+}
+
+// t's values from the front of a flat buffer, unless the buffer is t's own memory.
+static void write_back_flat(const Tensor& t, const Tensor& flat) {
+  if (flat.data_ptr() != t.data_ptr()) copy_(t, narrow(flat, 0, 0, t.numel()).view(t.sizes()));
+}
+
 WorkPtr ProcessGroupGloo::all_reduce(const Tensor& tensor, ReduceOp op, bool async_op) {
   ReduceFunction fn = reduce_function("all_reduce", tensor.dtype(), op);
   Impl& g = *impl_;
   auto run = [&g, tensor, op, fn](uint32_t tag) {
-    Tensor buffer = wire_buffer(tensor, true);
+    if (is_reduced_float(tensor.dtype()) && tensor.numel() > 0 && g.size > 1) {
+      Tensor blocks = equal_blocks(tensor, g.size, true);
+      all_reduce_16bit(g, blocks, fn, op, tag);
+      return write_back_flat(tensor, blocks);
+    }
+    Tensor buffer = wire_buffer(tensor);
     all_reduce_in_place(g, buffer, fn, tag);
     if (op == ReduceOp::AVG) div_(buffer, Scalar(static_cast<int64_t>(g.size)));
     write_back(tensor, buffer);
@@ -613,7 +660,7 @@ WorkPtr ProcessGroupGloo::broadcast(const Tensor& tensor, int root, bool async_o
   TP_CHECK(root >= 0 && root < size(), "[broadcast] root ", root, " is out of range for world size ", size());
   Impl& g = *impl_;
   auto run = [&g, tensor, root](uint32_t tag) {
-    Tensor buffer = wire_buffer(tensor, false);
+    Tensor buffer = wire_buffer(tensor);
     if (buffer.numel() > 0 && g.size > 1) {
       gloo::BroadcastOptions options(g.context);
       with_element_type(buffer.itemsize(), [&]<class T>(T) { options.setOutput(typed<T>(buffer), buffer.numel()); });
@@ -633,7 +680,13 @@ WorkPtr ProcessGroupGloo::reduce(const Tensor& tensor, int root, ReduceOp op, bo
   auto run = [&g, tensor, root, op, fn](uint32_t tag) {
     // Gloo leaves partial sums in the other ranks' buffers: only the root's tensor is written.
     bool is_root = g.rank == root;
-    Tensor buffer = is_root ? wire_buffer(tensor, true) : wire_copy(tensor, true);
+    if (is_reduced_float(tensor.dtype()) && tensor.numel() > 0 && g.size > 1) {
+      Tensor blocks = equal_blocks(tensor, g.size, is_root);
+      all_reduce_16bit(g, blocks, fn, op, tag);
+      if (is_root) write_back_flat(tensor, blocks);
+      return;
+    }
+    Tensor buffer = is_root ? wire_buffer(tensor) : wire_copy(tensor);
     if (buffer.numel() > 0 && g.size > 1) {
       gloo::ReduceOptions options(g.context);
       with_element_type(buffer.itemsize(), [&]<class T>(T) { options.setOutput(typed<T>(buffer), buffer.numel()); });
@@ -702,8 +755,13 @@ WorkPtr ProcessGroupGloo::reduce_scatter_tensor(const Tensor& output, const Tens
   ReduceFunction fn = reduce_function("reduce_scatter_tensor", input.dtype(), op);
   Impl& g = *impl_;
   auto run = [&g, output, input, op, fn](uint32_t tag) {
+    if (is_reduced_float(input.dtype()) && input.numel() > 0 && g.size > 1) {
+      Tensor blocks = input.contiguous().view({input.numel()});
+      copy_(output, reduce_own_block_in_float32(g, blocks, fn, op, tag).view(output.sizes()));
+      return;
+    }
     // Gloo has no reduce-scatter of this form: all-reduce a copy and keep this rank's block.
-    Tensor buffer = wire_copy(input, true).view({input.numel()});
+    Tensor buffer = wire_copy(input).view({input.numel()});
     all_reduce_in_place(g, buffer, fn, tag);
     int64_t n = output.numel();
     Tensor mine = narrow(buffer, 0, g.rank * n, n);
@@ -755,7 +813,7 @@ WorkPtr ProcessGroupGloo::scatter(const Tensor& output, const std::vector<Tensor
   }
   Impl& g = *impl_;
   auto run = [&g, output, inputs, root](uint32_t tag) {
-    Tensor buffer = wire_buffer(output, false);
+    Tensor buffer = wire_buffer(output);
     int64_t n = output.numel();
     if (n > 0 && g.size > 1) {
       std::vector<Tensor> ins;
@@ -789,7 +847,7 @@ WorkPtr ProcessGroupGloo::all_to_all_single(const Tensor& output, const Tensor& 
   Impl& g = *impl_;
   auto run = [&g, output, input](uint32_t tag) {
     Tensor in = input.contiguous();
-    Tensor buffer = wire_buffer(output, false);
+    Tensor buffer = wire_buffer(output);
     if (in.numel() > 0 && g.size > 1) {
       gloo::AlltoallOptions options(g.context);
       with_element_type(in.itemsize(), [&]<class T>(T) {

@@ -24,7 +24,9 @@ def allreduce_hook(process_group, bucket):
 
 def _compress_hook(dtype, process_group, bucket):
     group = _group(process_group)
-    compressed = bucket.buffer().to(dtype).div_(group.size())
+    # Divided in float32, then rounded once (PyTorch rounds, then divides in 16 bits: the same values
+    # for a world size that is a power of two, and one rounding fewer for the others).
+    compressed = bucket.buffer().div_(group.size()).to(dtype)
     future = dist.all_reduce(compressed, group=group, async_op=True).get_future()
 
     def decompress(fut):
