@@ -4,9 +4,11 @@ RANK and WORLD_SIZE in the environment. Imports one library only, as `lib`, on o
 a Gloo group through env://; rank 0 prints its figures as one JSON line.
 
 params["task"] is "all_reduce" (GB/s by size) or "training" (ms per step of the benchmark MLP:
-under DistributedDataParallel when the world has 2 ranks or more, plain in a world of 1, whose
-group only agrees the step count)."""
+under DistributedDataParallel when the world has 2 ranks or more, with params["comm_hook"] (a
+name in ddp_comm_hooks.default_hooks) when given; plain in a world of 1, whose group only agrees
+the step count)."""
 
+import importlib
 import json
 import statistics
 import sys
@@ -59,8 +61,11 @@ def training(lib, dist, world_size, rank, params):
     the MLP on this rank's batch of 256, after warm-up (which covers DDP's bucket rebuild)."""
     lib.manual_seed(0)
     model = models.mlp(lib)
+    hook = params.get("comm_hook")
     if world_size > 1:
         model = lib.nn.parallel.DistributedDataParallel(model)
+        if hook:
+            model.register_comm_hook(None, getattr(default_hooks(lib), hook))
     step = models.training_step(lib, model, use_autocast=False)
     x, y = models.random_batch(lib, "mlp", BATCH, seed=rank)
     for _ in range(params["warmup"]):
@@ -73,7 +78,11 @@ def training(lib, dist, world_size, rank, params):
         t0 = time.perf_counter()
         step(x, y)
         times.append(time.perf_counter() - t0)
-    return {f"step ms {world_size}": statistics.median(times) * 1e3}
+    return {f"step ms {world_size}" + (f" {hook}" if hook else ""): statistics.median(times) * 1e3}
+
+
+def default_hooks(lib):
+    return importlib.import_module(lib.__name__ + ".distributed.algorithms.ddp_comm_hooks.default_hooks")
 
 
 def main():
