@@ -72,6 +72,18 @@ class Killing(data.Dataset):
         return i
 
 
+class SendsThenDies(data.Dataset):
+    """Worker 0 sends index 0's batch (its storage shared from that worker), then dies on index 2."""
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        if i == 2:
+            time.sleep(0.3)  # batch 0 has left the worker's queue for the pipe
+            os.kill(os.getpid(), 9)
+        return tp.full((3,), float(i))
+
+
 class Slow(data.Dataset):
     def __len__(self):
         return 2
@@ -160,6 +172,16 @@ def test_an_exception_in_a_worker_is_raised_in_the_main_process():
 def test_a_killed_worker_is_an_error_not_a_hang():
     with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid \d+\) is killed by signal: Killed"):
         list(data.DataLoader(Killing(), batch_size=1, num_workers=2))
+    assert multiprocessing.active_children() == []
+
+
+def test_a_worker_killed_after_sending_a_batch_is_the_same_error():
+    """The batch's storage is fetched from its dead sender when the main process gets to it: that
+    lost connection is the worker's death too, not a ConnectionResetError."""
+    batches_ = iter(data.DataLoader(SendsThenDies(), batch_size=1, num_workers=2))
+    time.sleep(1.0)  # worker 0 has sent batch 0 and died by now
+    with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid \d+\) is killed by signal: Killed"):
+        list(batches_)
     assert multiprocessing.active_children() == []
 
 

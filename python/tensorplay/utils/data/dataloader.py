@@ -7,6 +7,7 @@ import math
 import multiprocessing
 import queue
 import signal
+import time
 import warnings
 from typing import Generic, TypeVar
 
@@ -15,6 +16,9 @@ from tensorplay.utils.data._worker import get_worker_info
 from tensorplay.utils.data._collate import default_collate, default_convert
 from tensorplay.utils.data.dataset import IterableDataset
 from tensorplay.utils.data.sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+
+# How long a lost connection to a worker waits for that worker's exit code.
+_DEAD_WORKER_GRACE_S = 1.0
 
 __all__ = ["DataLoader", "get_worker_info", "default_collate", "default_convert"]
 
@@ -442,6 +446,17 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 if self._timeout > 0 and waited >= self._timeout:
                     self._shutdown_workers()
                     raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds") from None
+            except (OSError, EOFError) as error:
+                # A batch's shared storages are fetched from the worker that sent it: one killed
+                # meanwhile resets that connection, moments before its exit code says why.
+                deadline = time.monotonic() + _DEAD_WORKER_GRACE_S
+                while time.monotonic() < deadline:
+                    try:
+                        self._check_workers()
+                    except RuntimeError as dead:
+                        raise dead from error
+                    time.sleep(0.01)
+                raise
 
     def _check_workers(self):
         for worker in self._workers:
