@@ -72,6 +72,18 @@ def F(lib):
     return lib.nn.functional
 
 
+def lstm_layer(lib, gates, h, c, w_hh):
+    """One LSTM layer over 2 steps of 3 sequences from their input gates: tensorplay's fused layer, and
+    the oneDNN layer (mkldnn_rnn_layer) that torch.lstm runs, given the gates through an identity
+    input projection (exact in every dtype)."""
+    if lib is tensorplay:
+        return lib._C._lstm_layer(gates, [3, 3], h, c, w_hh, False)
+    eye = torch.eye(gates.size(1), dtype=gates.dtype)
+    out, h_n, c_n = torch.lstm(gates.view(2, 3, -1), (h[None], c[None]), [eye, w_hh], False, 1, 0.0, False, False,
+                               False)
+    return out.reshape(6, -1), h_n[0], c_n[0]
+
+
 @dataclass
 class Spec:
     """One call of a table op: fn(lib, *inputs) with lib = tensorplay or torch.
@@ -84,6 +96,7 @@ class Spec:
         lowers to the autocast dtype, while tensorplay runs it as one op in its inputs' dtype
         (the table's policy for both): the output dtypes agree, the values only to the autocast
         dtype's precision.
+    input_dtypes: the input dtypes to run, where torch's op exists for fewer than cases_for's.
     """
     op: str
     fn: Callable
@@ -93,6 +106,7 @@ class Spec:
     tol: float = 1.0
     grad: tuple = None
     torch_lowers_inside: bool = False
+    input_dtypes: tuple = None
 
     @property
     def name(self):
@@ -156,6 +170,11 @@ SPECS = [
     Spec("lstm_cell", lambda m, a, h, c, wi, wh, bi, bh: m.lstm_cell(a, (h, c), wi, wh, bi, bh),
          (x(2, 3, **UNIT), x(2, 4, **UNIT), x(2, 4, **UNIT), x(16, 3, **UNIT), x(16, 4, **UNIT), x(16, **UNIT),
           x(16, **UNIT)), tol=1.5),
+    # torch.lstm reaches its lowered oneDNN layer for float32 and bfloat16 inputs only (others take
+    # its cells), and oneDNN's float16 LSTM needs AVX512-FP16: bfloat16 autocast of those two.
+    Spec("lstm_layer", lambda m, g, h, c, wh: lstm_layer(m, g, h, c, wh),
+         (x(6, 16, **UNIT), x(3, 4, **UNIT), x(3, 4, **UNIT), x(16, 4, **UNIT)), tol=1.5,
+         input_dtypes=("float32", "bfloat16")),
     Spec("gru_cell", lambda m, a, h, wi, wh, bi, bh: m.gru_cell(a, h, wi, wh, bi, bh),
          (x(2, 3, **UNIT), x(2, 4, **UNIT), x(12, 3, **UNIT), x(12, 4, **UNIT), x(12, **UNIT), x(12, **UNIT)),
          tol=1.5),
@@ -386,6 +405,8 @@ class Case:
 
 
 def cases_for(spec):
+    if spec.input_dtypes:
+        return [Case((d,)) for d in spec.input_dtypes]
     n_float = len(spec.float_positions)
     out = [Case((d,)) for d in ("float32", "bfloat16", "float16", "float64")]
     if spec.ints:
@@ -711,6 +732,7 @@ ATEN_OPS = {
     "log_softmax": ["log_softmax.int"],
     "norm": ["norm.Scalar", "norm.ScalarOpt_dim"],
     "nll_loss": ["nll_loss", "nll_loss2d"],
+    "lstm_layer": ["mkldnn_rnn_layer"],
     "cross_entropy": ["cross_entropy_loss"],
     "add": ["add.Tensor"],
     "sub": ["sub.Tensor"],
@@ -738,6 +760,8 @@ KNOWN_EXCEPTIONS = {
     # log_softmax and nll_loss, both float32 there, so the loss ends up float32 anyway.
     # tensorplay's cross_entropy is one op and says float32 directly.
     ("cross_entropy", "cuda"): "float32",
+    # torch lowers its CUDA LSTM in _cudnn_rnn's autocast kernel, which only its CUDA build registers.
+    ("lstm_layer", "cuda"): "lower_precision",
 }
 
 DISPATCH_KEYS = {"cpu": "AutocastCPU", "cuda": "AutocastCUDA"}

@@ -205,8 +205,34 @@ def test_dropout_changes_training_output_only():
     assert not np.allclose(to_numpy(lstm(x)[0]), eval_out)
 
 
-# torch's CPU LSTM without projections goes to oneDNN under bfloat16 autocast, which fails on some
-# machines, so the plain LSTM has no oracle here; with proj_size it takes the composite path.
+def test_lstm_under_autocast_runs_in_bfloat16_as_torchs_onednn_layer():
+    """PyTorch lowers an LSTM without projections as one layer (oneDNN's, which some CPUs cannot
+    create in bfloat16): its output and final h and c are bfloat16, the gradients of the float32
+    leaves float32. The values: within bfloat16's tolerance of torch's float32 LSTM, forward and
+    backward, bidirectional over packed sequences of different lengths (so that some sequences end
+    while the others go on)."""
+    pack = torch.nn.utils.rnn.pack_padded_sequence
+    modules = {torch: torch.nn.LSTM(I, H, 2, bidirectional=True),
+               tensorplay: tensorplay.nn.LSTM(I, H, 2, bidirectional=True)}
+    copy_state(modules[torch], modules[tensorplay])
+    lengths = [T, T - 1, 2]
+    results = {}
+    for lib, module in modules.items():
+        x = leaf(lib, randn(T, B, I))
+        packed = lib.nn.utils.rnn.pack_padded_sequence(x, lengths) if lib is tensorplay else pack(x, lengths)
+        with lib.autocast("cpu", enabled=lib is tensorplay):
+            out, (h, c) = module(packed)
+        if lib is tensorplay:
+            assert (out.data.dtype, h.dtype, c.dtype) == (tensorplay.bfloat16,) * 3
+        (out.data.float().sum() + (h.float() * 2).sum() + c.float().sum()).backward()
+        results[lib] = [out.data, h, c, x.grad, module.weight_hh_l0.grad, module.weight_ih_l1_reverse.grad]
+    for lib_grad in results[tensorplay][3:]:
+        assert lib_grad.dtype == tensorplay.float32
+    for ours, theirs in zip(results[tensorplay], results[torch]):
+        np.testing.assert_allclose(to_numpy(ours.float()), to_numpy(theirs.detach()), rtol=5e-2, atol=5e-2)
+
+
+# With proj_size the LSTM is its cells in both libraries (its c stays float32).
 AUTOCAST = [
     pytest.param(lambda nn: nn.RNN(I, H, 2, bidirectional=True), id="RNN_tanh"),
     pytest.param(lambda nn: nn.RNN(I, H, nonlinearity="relu"), id="RNN_relu"),

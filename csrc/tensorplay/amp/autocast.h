@@ -14,6 +14,7 @@
 // without it let each op they call decide for itself.
 
 #include <optional>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -76,6 +77,10 @@ template <class A, class B>
 void output_dtypes(std::vector<ScalarType>& out, const std::pair<A, B>& p) {
   output_dtypes(out, p.first);
   output_dtypes(out, p.second);
+}
+template <class... Ts>
+void output_dtypes(std::vector<ScalarType>& out, const std::tuple<Ts...>& t) {
+  std::apply([&](const auto&... items) { (output_dtypes(out, items), ...); }, t);
 }
 
 void record(Trace& trace, Op op, const Plan& plan, Inputs&& in, std::vector<ScalarType>&& outputs);

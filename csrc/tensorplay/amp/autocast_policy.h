@@ -52,6 +52,7 @@ enum class Policy : uint8_t {
   _(rnn_relu_cell,                    Composite,          LowerPrecision)          \
   _(lstm_cell,                        Composite,          LowerPrecision)          \
   _(gru_cell,                         Composite,          LowerPrecision)          \
+  _(lstm_layer,                       LowerPrecision,     LowerPrecision)          \
   /* accuracy-sensitive: float32 */                                                \
   _(exp,                              InputDtype,         Float32)                 \
   _(expm1,                            InputDtype,         Float32)                 \

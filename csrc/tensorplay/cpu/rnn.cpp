@@ -1,10 +1,12 @@
 // The LSTM cell's elementwise part fused into one pass per batch row: the four gate activations,
 // the cell update and the output, and in backward all of their derivatives at once. Op by op the
 // same step is ten kernels, each writing a row that the next reads back. float32 runs the SIMD
-// activations (simd/transcendental.cpp); float64 (gradient checks) runs std::.
+// activations (simd/transcendental.cpp); float64 (gradient checks) runs std::; bfloat16 and float16
+// (an LSTM under autocast) widen a row to float32, run float32's code and round each result once.
 
 #include <cmath>
 #include <type_traits>
+#include <vector>
 
 #include "tensorplay/cpu/backend.h"
 #include "tensorplay/cpu/loop.h"
@@ -53,6 +55,37 @@ void cell_backward_row(T* grad_gates, T* grad_c, const T* grad_h, const T* gates
   }
 }
 
+// A 16-bit row through float32's code: the inputs widened into scratch, the outputs rounded back.
+template <class T>
+void cell_row_16bit(T* gates, const T* c_prev, T* c, T* h, int64_t hidden) {
+  thread_local std::vector<float> scratch;
+  scratch.resize(7 * hidden);
+  float *g = scratch.data(), *cp = g + 4 * hidden, *cn = cp + hidden, *hn = cn + hidden;
+  simd::widen(gates, g, 4 * hidden);
+  simd::widen(c_prev, cp, hidden);
+  cell_row(g, cp, cn, hn, hidden);
+  simd::round_to(g, gates, 4 * hidden);
+  simd::round_to(cn, c, hidden);
+  simd::round_to(hn, h, hidden);
+}
+
+template <class T>
+void cell_backward_row_16bit(T* grad_gates, T* grad_c, const T* grad_h, const T* gates, const T* c_prev, const T* c,
+                             int64_t hidden) {
+  thread_local std::vector<float> scratch;
+  scratch.resize(12 * hidden);
+  float *dg = scratch.data(), *dc = dg + 4 * hidden, *dh = dc + hidden, *g = dh + hidden, *cp = g + 4 * hidden,
+        *cn = cp + hidden;
+  simd::widen(grad_c, dc, hidden);
+  simd::widen(grad_h, dh, hidden);
+  simd::widen(gates, g, 4 * hidden);
+  simd::widen(c_prev, cp, hidden);
+  simd::widen(c, cn, hidden);
+  cell_backward_row(dg, dc, dh, g, cp, cn, hidden);
+  simd::round_to(dg, grad_gates, 4 * hidden);
+  simd::round_to(dc, grad_c, hidden);
+}
+
 template <class T>
 T* data(const Tensor& t) {
   return static_cast<T*>(t.data_ptr());
@@ -63,7 +96,8 @@ template <class Row>
 void for_rows(const char* op, const Tensor& gates, int64_t hidden, const Row& row) {
   visit_dtype<DTypes::Floating>(op, gates.dtype(), [&](auto t) {
     using T = decltype(t);
-    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, BFloat16> ||
+                  std::is_same_v<T, Half>) {
       parallel_for(0, gates.size(0), std::max<int64_t>(1, kGrain / (4 * hidden)), [&](int64_t lo, int64_t hi) {
         for (int64_t r = lo; r < hi; ++r) row(T{}, r);
       });
@@ -79,8 +113,12 @@ void CpuBackend::lstm_cell(const Tensor& gates, const Tensor& c_prev, const Tens
   const int64_t hidden = c.size(1);
   for_rows("lstm_cell (fused)", gates, hidden, [&](auto t, int64_t r) {
     using T = decltype(t);
-    cell_row(data<T>(gates) + r * 4 * hidden, data<T>(c_prev) + r * hidden, data<T>(c) + r * hidden,
-             data<T>(h) + r * hidden, hidden);
+    auto row = [](auto... args) {
+      if constexpr (sizeof(T) == 2) cell_row_16bit(args...);
+      else cell_row(args...);
+    };
+    row(data<T>(gates) + r * 4 * hidden, data<T>(c_prev) + r * hidden, data<T>(c) + r * hidden,
+        data<T>(h) + r * hidden, hidden);
   });
 }
 
@@ -89,8 +127,12 @@ void CpuBackend::lstm_cell_backward(const Tensor& grad_gates, const Tensor& grad
   const int64_t hidden = c.size(1);
   for_rows("lstm_cell_backward (fused)", gates, hidden, [&](auto t, int64_t r) {
     using T = decltype(t);
-    cell_backward_row(data<T>(grad_gates) + r * 4 * hidden, data<T>(grad_c) + r * hidden, data<T>(grad_h) + r * hidden,
-                      data<T>(gates) + r * 4 * hidden, data<T>(c_prev) + r * hidden, data<T>(c) + r * hidden, hidden);
+    auto row = [](auto... args) {
+      if constexpr (sizeof(T) == 2) cell_backward_row_16bit(args...);
+      else cell_backward_row(args...);
+    };
+    row(data<T>(grad_gates) + r * 4 * hidden, data<T>(grad_c) + r * hidden, data<T>(grad_h) + r * hidden,
+        data<T>(gates) + r * 4 * hidden, data<T>(c_prev) + r * hidden, data<T>(c) + r * hidden, hidden);
   });
 }
 

@@ -6,12 +6,12 @@
 #include <vector>
 
 #include "tensorplay/amp/autocast.h"
-#include "tensorplay/profiler/op_span.h"
 #include "tensorplay/autograd/engine.h"
 #include "tensorplay/autograd/record.h"
 #include "tensorplay/autograd/saved_tensor.h"
 #include "tensorplay/dispatch/backend.h"
 #include "tensorplay/ops/ops.h"
+#include "tensorplay/profiler/op_span.h"
 
 namespace tp {
 
@@ -120,12 +120,11 @@ void check_layer(const Tensor& input_gates, IntArrayRef batch_sizes, const Tenso
              to_string(state->sizes()));
 }
 
-// Whether the fused kernels can run the layer: one float dtype they handle, one device, and no
-// autocast (the composite's ops then pick their own dtypes, as PyTorch's cells do).
+// Whether the fused kernels can run the layer: one floating dtype for all its tensors, on one device.
+// (Under autocast the layer's policy has already cast them all to the autocast dtype.)
 bool fusable(const Tensor& input_gates, const Tensor& h0, const Tensor& c0, const Tensor& w_hh) {
   const ScalarType dtype = w_hh.dtype();
-  if ((dtype != ScalarType::Float32 && dtype != ScalarType::Float64) || amp::is_enabled(w_hh.device().type))
-    return false;
+  if (!is_floating_point(dtype)) return false;
   return std::ranges::all_of(std::initializer_list<const Tensor*>{&input_gates, &h0, &c0},
                              [&](const Tensor* t) { return t->dtype() == dtype && t->device() == w_hh.device(); });
 }
@@ -254,6 +253,7 @@ class LstmLayerBackward final : public autograd::Node {
 
 std::tuple<Tensor, Tensor, Tensor> lstm_layer(const Tensor& input_gates, IntArrayRef batch_sizes, const Tensor& h0,
                                               const Tensor& c0, const Tensor& w_hh, bool reverse) {
+  TP_OP_ENTRY(lstm_layer, input_gates, batch_sizes, h0, c0, w_hh, reverse);
   check_layer(input_gates, batch_sizes, h0, c0, w_hh);
   if (!fusable(input_gates, h0, c0, w_hh)) return lstm_layer_composite(input_gates, batch_sizes, h0, c0, w_hh, reverse);
   autograd::Record<LstmLayerBackward> record({&input_gates, &h0, &c0, &w_hh}, batch_sizes, reverse);

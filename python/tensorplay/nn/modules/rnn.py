@@ -4,8 +4,8 @@
 For each layer and direction, one matmul projects the whole sequence's input up front, then each
 time step adds the recurrent matmul and applies the cell's gates. An LSTM layer without projections
 runs its steps in one op, tensorplay._lstm_layer (csrc/tensorplay/ops/rnn.cpp), whose fused kernels and
-backward node stand for the same composite; the other layers are composites here, so autograd and
-autocast come from their ops. Padded and packed inputs share one path: a padded batch is a packed
+backward node stand for the same composite, and which autocast lowers as a whole (as PyTorch lowers its
+oneDNN layer); the other layers are composites here, so autograd and autocast come from their ops. Padded and packed inputs share one path: a padded batch is a packed
 one whose batch size is the same at every step.
 """
 
@@ -265,6 +265,10 @@ class RNNBase(Module):
             batch_sizes = [padded_shape[1]] * padded_shape[0]
             input = input.reshape(padded_shape[0] * padded_shape[1], input.size(2))
         num_directions = 2 if self.bidirectional else 1
+        # The fused layer is what autocast lowers, as PyTorch lowers its oneDNN layer, which takes
+        # float32 and bfloat16 LSTMs; a float16 one runs as its cells there, and so here.
+        fused = self.mode == "LSTM" and self.proj_size == 0 and not (
+            input.dtype == tp.float16 and _any_autocast_enabled())
         finals = []
         for layer in range(self.num_layers):
             if layer > 0 and self.training and self.dropout != 0:
@@ -273,7 +277,7 @@ class RNNBase(Module):
             for direction in range(num_directions):
                 k = layer * num_directions + direction
                 out, final = self._run_direction(input, batch_sizes, tuple(s[k] for s in state), self.all_weights[k],
-                                                 reverse=direction == 1)
+                                                 reverse=direction == 1, fused=fused)
                 outputs.append(out)
                 finals.append(final)
             input = outputs[0] if num_directions == 1 else tp.cat(outputs, 1)
@@ -283,14 +287,14 @@ class RNNBase(Module):
                 input = input.transpose(0, 1)
         return input, tuple(tp.stack([final[i] for final in finals]) for i in range(len(state)))
 
-    def _run_direction(self, input, batch_sizes, state, weights, reverse):
+    def _run_direction(self, input, batch_sizes, state, weights, reverse, fused):
         """One layer in one direction over packed input (batch_sizes non-increasing): the output
         data and the final state. A sequence's final state is taken at its last step; the reverse
         direction starts each sequence from its initial state at its last step."""
         w_ih, w_hh, *rest = weights
         b_ih, b_hh = rest[:2] if self.bias else (None, None)
         w_hr = rest[-1] if self.proj_size > 0 else None
-        if self.mode == "LSTM" and w_hr is None:
+        if fused:
             # The whole layer in one op, its steps fused; both biases go into the input projection.
             bias = None if b_ih is None else b_ih + b_hh
             output, h, c = _C._lstm_layer(F.linear(input, w_ih, bias), batch_sizes, state[0], state[1], w_hh, reverse)
