@@ -612,6 +612,11 @@ static Tensor reduce_own_block_in_float32(ProcessGroupGloo::Impl& g, const Tenso
   return mine;
 }
 
+// Whether reducing t moves 16-bit floats (nothing moves for an empty tensor or a world of one).
+static bool reduces_16bit(const ProcessGroupGloo::Impl& g, const Tensor& t) {
+  return is_reduced_float(t.dtype()) && t.numel() > 0 && g.size > 1;
+}
+
 // A flat buffer of t's elements in one equal block per rank: t's own memory where that is allowed and
 // t splits evenly, a zero-padded copy otherwise.
 static Tensor equal_blocks(const Tensor& t, int size, bool may_alias) {
@@ -643,7 +648,7 @@ WorkPtr ProcessGroupGloo::all_reduce(const Tensor& tensor, ReduceOp op, bool asy
   ReduceFunction fn = reduce_function("all_reduce", tensor.dtype(), op);
   Impl& g = *impl_;
   auto run = [&g, tensor, op, fn](uint32_t tag) {
-    if (is_reduced_float(tensor.dtype()) && tensor.numel() > 0 && g.size > 1) {
+    if (reduces_16bit(g, tensor)) {
       Tensor blocks = equal_blocks(tensor, g.size, true);
       all_reduce_16bit(g, blocks, fn, op, tag);
       return write_back_flat(tensor, blocks);
@@ -680,7 +685,7 @@ WorkPtr ProcessGroupGloo::reduce(const Tensor& tensor, int root, ReduceOp op, bo
   auto run = [&g, tensor, root, op, fn](uint32_t tag) {
     // Gloo leaves partial sums in the other ranks' buffers: only the root's tensor is written.
     bool is_root = g.rank == root;
-    if (is_reduced_float(tensor.dtype()) && tensor.numel() > 0 && g.size > 1) {
+    if (reduces_16bit(g, tensor)) {
       Tensor blocks = equal_blocks(tensor, g.size, is_root);
       all_reduce_16bit(g, blocks, fn, op, tag);
       if (is_root) write_back_flat(tensor, blocks);
@@ -755,7 +760,7 @@ WorkPtr ProcessGroupGloo::reduce_scatter_tensor(const Tensor& output, const Tens
   ReduceFunction fn = reduce_function("reduce_scatter_tensor", input.dtype(), op);
   Impl& g = *impl_;
   auto run = [&g, output, input, op, fn](uint32_t tag) {
-    if (is_reduced_float(input.dtype()) && input.numel() > 0 && g.size > 1) {
+    if (reduces_16bit(g, input)) {
       Tensor blocks = input.contiguous().view({input.numel()});
       copy_(output, reduce_own_block_in_float32(g, blocks, fn, op, tag).view(output.sizes()));
       return;
