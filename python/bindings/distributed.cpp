@@ -150,7 +150,8 @@ void init_process_group(nb::module_& d) {
            released())
       .def("gather", &PG::gather, "outputs"_a, "input"_a, "root"_a, "async_op"_a = true, released())
       .def("scatter", &PG::scatter, "output"_a, "inputs"_a, "root"_a, "async_op"_a = true, released())
-      .def("all_to_all_single", &PG::all_to_all_single, "output"_a, "input"_a, "async_op"_a = true, released())
+      .def("all_to_all_single", &PG::all_to_all_single, "output"_a, "input"_a, "output_splits"_a, "input_splits"_a,
+           "async_op"_a = true, released())
       .def("barrier", &PG::barrier, "async_op"_a = true, released())
       .def("monitored_barrier", &PG::monitored_barrier, "timeout"_a, "wait_all_ranks"_a, released())
       .def("send", &PG::send, "tensor"_a, "dst"_a, "tag"_a, released())

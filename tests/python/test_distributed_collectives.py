@@ -415,6 +415,123 @@ def test_world_of_one():
     assert t.tolist() == [0, 1, 2, 3] and out[0].tolist() == [0, 1, 2, 3]
 
 
+@pytest.mark.filterwarnings("ignore:`torch.distributed.all_(reduce|gather)_coalesced` will be deprecated")
+def test_coalesced_and_single_forms(ranks):
+    """all_reduce_coalesced and all_gather_coalesced over tensors of several shapes (a complex one
+    beside its real dtype), synchronous and as Futures; all_gather_single and reduce_scatter_single,
+    PyTorch's other names for the tensor forms."""
+    world = ranks.world
+
+    def inputs(rank):
+        return [tp.full((3,), float(rank + 1)), tp.arange(4.).reshape(2, 2) * (rank + 1),
+                tp.tensor([complex(rank, 1)])]
+
+    def call(rank, group):
+        got = {}
+        tensors = inputs(rank)
+        assert dist.all_reduce_coalesced(tensors, group=group) is None
+        got["sum"] = [t.tolist() for t in tensors]
+        tensors = inputs(rank)
+        future = dist.all_reduce_coalesced(tensors, dist.ReduceOp.AVG, group=group, async_op=True)
+        got["avg"] = [t.tolist() for t in future.wait()]
+        outputs = [[tp.empty(3), tp.empty(2, 2), tp.empty(1, dtype=tp.complex64)] for _ in range(world)]
+        dist.all_gather_coalesced(outputs, inputs(rank), group=group)
+        got["gathered"] = [[t.tolist() for t in ts] for ts in outputs]
+        single = tp.empty(world, 2)
+        dist.all_gather_single(single, tp.full((2,), float(rank)), group=group)
+        got["all_gather_single"] = single.tolist()
+        out = tp.empty(2)
+        dist.reduce_scatter_single(out, tp.arange(2. * world), group=group)
+        got["reduce_scatter_single"] = out.tolist()
+        return got
+
+    ranks_sum = sum(range(1, world + 1))
+    for rank, got in enumerate(ranks.run(call)):
+        assert got["sum"] == [[float(ranks_sum)] * 3, [[0.0, ranks_sum], [2.0 * ranks_sum, 3.0 * ranks_sum]],
+                              [complex(sum(range(world)), world)]]
+        assert got["avg"] == [[ranks_sum / world] * 3, [[0.0, ranks_sum / world], [2 * ranks_sum / world,
+                                                                                   3 * ranks_sum / world]],
+                              [complex(sum(range(world)) / world, 1)]]
+        assert got["gathered"] == [[t.tolist() for t in inputs(r)] for r in range(world)]
+        assert got["all_gather_single"] == [[float(r)] * 2 for r in range(world)]
+        assert got["reduce_scatter_single"] == [float(world * (2 * rank)), float(world * (2 * rank + 1))]
+
+
+def test_coalesced_forms_warn_and_check_like_torch():
+    group = dist.ProcessGroupGloo(dist.HashStore(), 0, 1)
+    with pytest.warns(FutureWarning, match="`torch.distributed.all_reduce_coalesced` will be deprecated"):
+        dist.all_reduce_coalesced(tp.ones(2), group=group)
+    with pytest.warns(FutureWarning, match="`torch.distributed.all_gather_coalesced` will be deprecated"):
+        dist.all_gather_coalesced([[tp.empty(2)]], [tp.ones(2)], group=group)
+    with pytest.warns(FutureWarning):
+        with pytest.raises(ValueError, match="Invalid usage of tensors with different dtypes"):
+            dist.all_reduce_coalesced([tp.ones(2), tp.ones(2, dtype=tp.float64)], group=group)
+        with pytest.raises(ValueError, match="all_reduce does not support .*MAX on complex tensors"):
+            dist.all_reduce_coalesced([tp.ones(2, dtype=tp.complex64)], dist.ReduceOp.MAX, group=group)
+        with pytest.raises(TypeError, match="output_tensor_lists should be a list"):
+            dist.all_gather_coalesced((tp.ones(2),), [tp.ones(2)], group=group)
+        with pytest.raises(TypeError, match="input_tensor_list"):
+            dist.all_gather_coalesced([[tp.ones(2)]], tp.ones(2), group=group)
+
+
+def test_all_to_all_with_uneven_splits(ranks):
+    """Rank s sends (s + d) % 3 rows of 2 values to rank d (some none, rank 0 none at all when the
+    world is 3), each row naming its sender, receiver and index; all_to_all with tensors of different
+    shapes likewise."""
+    world = ranks.world
+
+    def rows(src, dst):
+        return 0 if src == 0 and world == 3 else (src + dst) % 3
+
+    def call(rank, group):
+        sent = [[float(100 * rank + 10 * dst + k), -1.0] for dst in range(world) for k in range(rows(rank, dst))]
+        received = tp.full((sum(rows(src, rank) for src in range(world)), 2), float("nan"))
+        dist.all_to_all_single(received, tp.tensor(sent).reshape(-1, 2), [rows(src, rank) for src in range(world)],
+                               [rows(rank, dst) for dst in range(world)], group=group)
+        outputs = [tp.empty(rows(src, rank) + 1, 3) for src in range(world)]
+        dist.all_to_all(outputs, [tp.full((rows(rank, dst) + 1, 3), float(10 * rank + dst)) for dst in range(world)],
+                        group=group)
+        return received.tolist(), [o.tolist() for o in outputs]
+
+    for rank, (received, outputs) in enumerate(ranks.run(call)):
+        assert received == [[float(100 * src + 10 * rank + k), -1.0] for src in range(world)
+                            for k in range(rows(src, rank))]
+        assert outputs == [[[float(10 * src + rank)] * 3] * (rows(src, rank) + 1) for src in range(world)]
+
+
+def test_all_to_all_splits_that_disagree_raise_on_every_rank(ranks):
+    """Rank 0 expects one row more from the last rank than that rank sends: every rank raises, naming
+    them, before any data moves (Gloo would abort the process), and the group goes on working."""
+    world = ranks.world
+
+    def call(rank, group):
+        expected = [1] * world
+        if rank == 0:
+            expected[world - 1] = 2
+        message = rf"\[all_to_all_single #\d+\] rank {rank}: rank {world - 1} sends 1 rows to rank 0, whose " \
+                  r"output_split_sizes expect 2"
+        with pytest.raises(RuntimeError, match=message):
+            dist.all_to_all_single(tp.empty(sum(expected)), tp.zeros(world), expected, [1] * world, group=group)
+        t = tp.ones(2)
+        dist.all_reduce(t, group=group)
+        return t.tolist()
+
+    assert ranks.run(call) == [[float(world)] * 2] * world
+
+
+def test_all_to_all_split_sizes_are_checked_like_torch():
+    group = dist.ProcessGroupGloo(dist.HashStore(), 0, 1)
+    with pytest.raises(RuntimeError, match="Split sizes doesn't match total dim 0 size"):
+        dist.all_to_all_single(tp.empty(3), tp.zeros(3), [3], [2], group=group)
+    with pytest.raises(RuntimeError, match="Number of tensor splits not equal to group size"):
+        dist.all_to_all_single(tp.empty(3), tp.zeros(3), [1, 2], [3], group=group)
+    with pytest.raises(RuntimeError, match="all_to_all_single.*they must agree but in their first dimension"):
+        dist.all_to_all_single(tp.empty(3, 2), tp.zeros(3), group=group)
+    out = tp.empty(2, 2)
+    dist.all_to_all_single(out, tp.arange(4.).reshape(2, 2), [2], [2], group=group)
+    assert out.tolist() == [[0, 1], [2, 3]]
+
+
 def test_list_forms_and_point_to_point_batches(ranks):
     """all_to_all and reduce_scatter (the list forms), batch_isend_irecv, send/recv_object_list."""
     world = ranks.world

@@ -36,8 +36,10 @@ class ProcessGroup {
   // outputs on root only (empty elsewhere); inputs likewise for scatter.
   virtual WorkPtr gather(const std::vector<Tensor>& outputs, const Tensor& input, int root, bool async_op) = 0;
   virtual WorkPtr scatter(const Tensor& output, const std::vector<Tensor>& inputs, int root, bool async_op) = 0;
-  // Equal splits: input's first dimension in size() blocks, block i to rank i.
-  virtual WorkPtr all_to_all_single(const Tensor& output, const Tensor& input, bool async_op) = 0;
+  // input's rows (first dimension) in size() blocks, block i to rank i, and output's blocks from the
+  // ranks in rank order: input_splits[i] and output_splits[i] rows, or equal blocks where empty.
+  virtual WorkPtr all_to_all_single(const Tensor& output, const Tensor& input, IntArrayRef output_splits,
+                                    IntArrayRef input_splits, bool async_op) = 0;
   virtual WorkPtr barrier(bool async_op) = 0;
   // Rank 0 waits for every other rank and names the ones that did not arrive within timeout
   // (all of them with wait_all_ranks, else the first).

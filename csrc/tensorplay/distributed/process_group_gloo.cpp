@@ -3,6 +3,7 @@
 #include <gloo/allgather.h>
 #include <gloo/allreduce.h>
 #include <gloo/alltoall.h>
+#include <gloo/alltoallv.h>
 #include <gloo/barrier.h>
 #include <gloo/broadcast.h>
 #include <gloo/gather.h>
@@ -843,30 +844,93 @@ WorkPtr ProcessGroupGloo::scatter(const Tensor& output, const std::vector<Tensor
   return g.enqueue({kScatter, 0, output, root, {}}, run, {output}, async_op);
 }
 
-WorkPtr ProcessGroupGloo::all_to_all_single(const Tensor& output, const Tensor& input, bool async_op) {
-  TP_CHECK(input.dim() > 0 && input.size(0) % size() == 0, "[all_to_all_single] the input's first dimension (",
-           input.dim() ? input.size(0) : 0, ") must divide evenly among world size ", size());
-  TP_CHECK(output.dtype() == input.dtype() && output.numel() == input.numel(), "[all_to_all_single] the output is ",
-           shape_string(output.dtype(), output.sizes()), " but the input is ",
-           shape_string(input.dtype(), input.sizes()));
+// Rows per rank along t's first dimension: splits, or equal blocks where splits is empty (PyTorch's
+// checks and words).
+static std::vector<int64_t> rows_per_rank(const char* what, const Tensor& t, IntArrayRef splits, int size) {
+  const int64_t rows = t.dim() > 0 ? t.size(0) : 0;
+  if (splits.empty()) {
+    TP_CHECK(t.dim() > 0 && rows % size == 0, "[all_to_all_single] Tensor's dim 0 does not divide equally across ",
+             "group size: the ", what, " has ", rows, " rows for world size ", size);
+    return std::vector<int64_t>(size, rows / size);
+  }
+  TP_CHECK(static_cast<int>(splits.size()) == size, "[all_to_all_single] Number of tensor splits not equal to ",
+           "group size: ", what, "_split_sizes has ", splits.size(), " sizes for world size ", size);
+  int64_t total = 0;
+  for (int64_t rows_to : splits) {
+    TP_CHECK(rows_to >= 0, "[all_to_all_single] ", what, "_split_sizes ", to_string(splits), " has a negative size");
+    total += rows_to;
+  }
+  TP_CHECK(t.dim() > 0 && total == rows, "[all_to_all_single] Split sizes doesn't match total dim 0 size: ", what,
+           "_split_sizes ", to_string(splits), " add up to ", total, " but the ", what, " has ", rows, " rows");
+  return {splits.begin(), splits.end()};
+}
+
+// Gloo aborts the process when a receive and its send differ in size: before any data moves, every
+// rank learns every rank's splits, and all of them raise if one rank sends other than its peer expects.
+// Returns whether any rows move at all.
+static bool check_splits_agree(ProcessGroupGloo::Impl& g, const std::vector<int64_t>& out_rows,
+                               const std::vector<int64_t>& in_rows, uint32_t tag) {
+  std::vector<int64_t> mine(in_rows);
+  mine.insert(mine.end(), out_rows.begin(), out_rows.end());
+  std::vector<int64_t> all = mine;
+  if (g.size > 1) {
+    all.resize(2 * g.size * g.size);
+    gloo::AllgatherOptions options(g.context);
+    options.setInput(mine.data(), mine.size());
+    options.setOutput(all.data(), all.size());
+    g.common(options, tag);
+    gloo::allgather(options);
+  }
+  auto sends = [&](int src, int dst) { return all[2 * g.size * src + dst]; };
+  auto expects = [&](int dst, int src) { return all[2 * g.size * dst + g.size + src]; };
+  for (int src = 0; src < g.size; ++src)
+    for (int dst = 0; dst < g.size; ++dst)
+      if (sends(src, dst) != expects(dst, src))
+        throw Mismatch(ErrorKind::Runtime, "[all_to_all_single #" + std::to_string(tag) + "] rank " +
+                                               std::to_string(g.rank) + ": rank " + std::to_string(src) + " sends " +
+                                               std::to_string(sends(src, dst)) + " rows to rank " +
+                                               std::to_string(dst) + ", whose output_split_sizes expect " +
+                                               std::to_string(expects(dst, src)));
+  return std::ranges::any_of(all, [](int64_t rows) { return rows > 0; });
+}
+
+WorkPtr ProcessGroupGloo::all_to_all_single(const Tensor& output, const Tensor& input, IntArrayRef output_splits,
+                                            IntArrayRef input_splits, bool async_op) {
+  TP_CHECK(output.dtype() == input.dtype() && output.dim() == input.dim() && output.dim() > 0 &&
+               std::ranges::equal(output.sizes().subspan(1), input.sizes().subspan(1)),
+           "[all_to_all_single] the output is ", shape_string(output.dtype(), output.sizes()), " but the input is ",
+           shape_string(input.dtype(), input.sizes()), ": they must agree but in their first dimension");
+  std::vector<int64_t> in_rows = rows_per_rank("input", input, input_splits, size());
+  std::vector<int64_t> out_rows = rows_per_rank("output", output, output_splits, size());
+  int64_t row = 1;  // elements per row
+  for (int64_t d : input.sizes().subspan(1)) row *= d;
   Impl& g = *impl_;
-  auto run = [&g, output, input](uint32_t tag) {
+  auto run = [&g, output, input, in_rows, out_rows, row](uint32_t tag) {
     Tensor in = input.contiguous();
     Tensor buffer = wire_buffer(output);
-    if (in.numel() > 0 && g.size > 1) {
-      gloo::AlltoallOptions options(g.context);
+    const bool moves = check_splits_agree(g, out_rows, in_rows, tag) && row > 0;
+    if (moves && g.size > 1) {
+      auto elements = [row](const std::vector<int64_t>& rows) {
+        std::vector<int64_t> n(rows);
+        for (int64_t& k : n) k *= row;
+        return n;
+      };
+      gloo::AlltoallvOptions options(g.context);
       with_element_type(in.itemsize(), [&]<class T>(T) {
-        options.setInput(typed<T>(in), in.numel());
-        options.setOutput(typed<T>(buffer), buffer.numel());
+        options.setInput(typed<T>(in), elements(in_rows));
+        options.setOutput(typed<T>(buffer), elements(out_rows));
       });
       g.common(options, tag);
-      gloo::alltoall(options);
-    } else if (in.numel() > 0) {
+      gloo::alltoallv(options);
+    } else if (moves) {
       copy_(buffer, in.view(buffer.sizes()));
     }
     write_back(output, buffer);
   };
-  return g.enqueue({kAllToAllSingle, 0, input, -1, {}}, run, {output}, async_op);
+  // The ranks agree on the rows' shape and dtype; their counts are checked when it runs.
+  std::vector<int64_t> no_rows(input.sizes().begin(), input.sizes().end());
+  no_rows[0] = 0;
+  return g.enqueue({kAllToAllSingle, 0, empty(no_rows, input.dtype()), -1, {}}, run, {output}, async_op);
 }
 
 WorkPtr ProcessGroupGloo::barrier(bool async_op) {

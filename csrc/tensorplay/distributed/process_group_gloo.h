@@ -40,7 +40,8 @@ class ProcessGroupGloo : public ProcessGroup {
   WorkPtr reduce_scatter_tensor(const Tensor& output, const Tensor& input, ReduceOp op, bool async_op) override;
   WorkPtr gather(const std::vector<Tensor>& outputs, const Tensor& input, int root, bool async_op) override;
   WorkPtr scatter(const Tensor& output, const std::vector<Tensor>& inputs, int root, bool async_op) override;
-  WorkPtr all_to_all_single(const Tensor& output, const Tensor& input, bool async_op) override;
+  WorkPtr all_to_all_single(const Tensor& output, const Tensor& input, IntArrayRef output_splits,
+                            IntArrayRef input_splits, bool async_op) override;
   WorkPtr barrier(bool async_op) override;
   void monitored_barrier(Duration timeout, bool wait_all_ranks) override;
   WorkPtr send(const Tensor& tensor, int dst, int tag) override;

@@ -11,6 +11,7 @@ import pickle
 import socket
 import struct
 import threading
+import warnings
 from datetime import timedelta
 
 import tensorplay
@@ -29,7 +30,8 @@ __all__ = [
     "broadcast_object_list", "all_gather_object", "gather_object", "scatter_object_list", "get_default_backend_for_device",
     "default_pg_timeout", "all_to_all", "reduce_scatter", "P2POp", "batch_isend_irecv", "send_object_list",
     "recv_object_list", "get_node_local_rank", "supports_complex", "get_pg_count", "new_subgroups",
-    "new_subgroups_by_enumeration", "register_rendezvous_handler", "timedelta",
+    "new_subgroups_by_enumeration", "register_rendezvous_handler", "timedelta", "all_gather_single",
+    "reduce_scatter_single", "all_reduce_coalesced", "all_gather_coalesced",
 ]
 
 Work = _dist.Work
@@ -512,19 +514,20 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
 
 
 def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None, async_op=False):
+    """input's rows (first dimension) to the ranks in order, input_split_sizes[i] rows (equal blocks
+    when None) to rank i; output receives output_split_sizes[i] rows from rank i, in rank order."""
     _tensor(output, "output")
     _tensor(input, "input")
-    if output_split_sizes is not None or input_split_sizes is not None:
-        raise NotImplementedError("all_to_all_single: tensorplay splits the input evenly; uneven "
-                                  "output_split_sizes/input_split_sizes are not supported yet")
     if not _is_member(group):
         return None
-    return _finish(_resolve(group)._impl.all_to_all_single(output, input, async_op=async_op), async_op)
+    work = _resolve(group)._impl.all_to_all_single(output, input, list(output_split_sizes or []),
+                                                   list(input_split_sizes or []), async_op=async_op)
+    return _finish(work, async_op)
 
 
 def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
-    """input_tensor_list[i] goes to rank i, whose output_tensor_list[me] receives it. tensorplay runs it
-    as one all_to_all_single, so the tensors must all have one shape and dtype."""
+    """input_tensor_list[i] goes to rank i, whose output_tensor_list[me] receives it (tensors of any
+    shapes, of one dtype): one all_to_all_single of the tensors' elements laid end to end."""
     _tensor_list(output_tensor_list, "output_tensor_list")
     _tensor_list(input_tensor_list, "input_tensor_list")
     if not _is_member(group):
@@ -533,21 +536,23 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
     if len(input_tensor_list) != pg.size() or len(output_tensor_list) != pg.size():
         raise ValueError(f"all_to_all: the tensor lists must have world size {pg.size()} tensors, got "
                          f"{len(output_tensor_list)} and {len(input_tensor_list)}")
-    shapes = {(tuple(t.shape), t.dtype) for t in output_tensor_list + input_tensor_list}
-    if len(shapes) != 1:
-        raise NotImplementedError("all_to_all: tensorplay needs every tensor of both lists to have one shape and "
-                                  f"dtype, got {sorted(str(s) for s in shapes)}")
-    stacked = tensorplay.stack(input_tensor_list)
-    received = tensorplay.empty_like(stacked)
-    work = pg._impl.all_to_all_single(received, stacked)
+    dtypes = {t.dtype for t in output_tensor_list + input_tensor_list}
+    if len(dtypes) != 1:
+        raise ValueError(f"all_to_all: the tensors must have one dtype, got {sorted(str(d) for d in dtypes)}")
+    flat = tensorplay.cat([t.reshape(-1) for t in input_tensor_list])
+    received = flat.new_empty(sum(t.numel() for t in output_tensor_list))
+    work = pg._impl.all_to_all_single(received, flat, [t.numel() for t in output_tensor_list],
+                                      [t.numel() for t in input_tensor_list])
 
-    def unstack():
+    def unflatten():
         work.wait()
-        for out, block in zip(output_tensor_list, received):
-            out.copy_(block)
+        offset = 0
+        for out in output_tensor_list:
+            out.copy_(received[offset:offset + out.numel()].view(out.shape))
+            offset += out.numel()
         return output_tensor_list
 
-    return _finish(_Deferred(work, unstack), async_op)
+    return _finish(_Deferred(work, unflatten), async_op)
 
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
@@ -565,6 +570,113 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
                              f"got {t.dtype}{list(t.shape)}")
     work = pg._impl.reduce_scatter_tensor(output, tensorplay.stack(input_list), _reduce_op(op), async_op=async_op)
     return _finish(work, async_op)
+
+
+def all_gather_single(output_tensor, input_tensor, group=None, async_op=False):
+    """all_gather_into_tensor under the name PyTorch also gives it."""
+    return all_gather_into_tensor(output_tensor, input_tensor, group=group, async_op=async_op)
+
+
+def reduce_scatter_single(output, input, op=ReduceOp.SUM, group=None, async_op=False):
+    """reduce_scatter_tensor under the name PyTorch also gives it."""
+    return reduce_scatter_tensor(output, input, op=op, group=group, async_op=async_op)
+
+
+def _deprecated_coalesced(name):
+    warnings.warn(f"`torch.distributed.{name}` will be deprecated. If you must use it, please revisit our "
+                  "documentation later at https://pytorch.org/docs/main/distributed.html#collective-functions",
+                  FutureWarning, stacklevel=3)
+
+
+def _same_dtype(tensors):
+    """PyTorch's check: one dtype throughout, a complex tensor counting as its real dtype."""
+    first = None
+    for t in tensors:
+        dtype = t.dtype.to_real() if t.is_complex() else t.dtype
+        if first is None:
+            first = dtype
+        elif dtype != first:
+            raise ValueError(f"Invalid usage of tensors with different dtypesFound {first} and  {t.dtype}")
+
+
+def _flat(tensors):
+    """The tensors' elements one after another, in one buffer (complex ones as their real pairs)."""
+    return tensorplay.cat([(tensorplay.view_as_real(t) if t.is_complex() else t).reshape(-1) for t in tensors])
+
+
+def _unflatten_into(tensors, flat):
+    offset = 0
+    for t in tensors:
+        target = tensorplay.view_as_real(t) if t.is_complex() else t
+        target.copy_(flat[offset:offset + target.numel()].view(target.shape))
+        offset += target.numel()
+
+
+def _coalesced(work, finish, async_op):
+    """What the coalesced collectives return: a Future of their tensors with async_op (as PyTorch's do),
+    else None once they are written."""
+    deferred = _Deferred(work, finish)
+    if async_op:
+        return deferred.get_future()
+    deferred.wait()
+    return None
+
+
+def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op=False):
+    """all_reduce of every tensor of the list, as one collective over their elements laid end to end."""
+    _deprecated_coalesced("all_reduce_coalesced")
+    if isinstance(tensors, tensorplay.Tensor):
+        tensors = [tensors]
+    _tensor_list(tensors, "tensor")
+    _same_dtype(tensors)
+    if not _is_member(group):
+        return None
+    op = _reduce_op(op)
+    if any(t.is_complex() for t in tensors) and not supports_complex(op):
+        raise ValueError(f"all_reduce does not support {op} on complex tensors")
+    flat = _flat(tensors)
+    work = _resolve(group)._impl.all_reduce(flat, op, async_op=async_op)
+
+    def finish():
+        work.wait()
+        _unflatten_into(tensors, flat)
+        return tensors
+
+    return _coalesced(work, finish, async_op)
+
+
+def all_gather_coalesced(output_tensor_lists, input_tensor_list, group=None, async_op=False):
+    """output_tensor_lists[r][i] = rank r's input_tensor_list[i], as one all-gather of each rank's
+    inputs laid end to end."""
+    _deprecated_coalesced("all_gather_coalesced")
+    if not _is_member(group):
+        return None
+    _tensor_list(input_tensor_list, "input_tensor_list")
+    _same_dtype(input_tensor_list)
+    if not isinstance(output_tensor_lists, list):
+        raise TypeError("Invalid function argument: output_tensor_lists should be a list")
+    for outputs in output_tensor_lists:
+        _tensor_list(outputs, "output_tensor_lists")
+        _same_dtype(outputs)
+    pg = _resolve(group)
+    if len(output_tensor_lists) != pg.size():
+        raise ValueError(f"all_gather_coalesced: output_tensor_lists has {len(output_tensor_lists)} lists but the "
+                         f"world size is {pg.size()}")
+    for outputs in output_tensor_lists:
+        if [(tuple(o.shape), o.dtype) for o in outputs] != [(tuple(i.shape), i.dtype) for i in input_tensor_list]:
+            raise ValueError("all_gather_coalesced: each output list must hold tensors of the inputs' shapes and "
+                             "dtypes")
+    flat = _flat(input_tensor_list)
+    gathered = flat.new_empty((pg.size(), flat.numel()))
+    work = pg._impl.all_gather_into_tensor(gathered, flat, async_op=async_op)
+
+    def finish():
+        work.wait()
+        for outputs, block in zip(output_tensor_lists, gathered):
+            _unflatten_into(outputs, block)
+        return output_tensor_lists
+
+    return _coalesced(work, finish, async_op)
 
 
 def barrier(group=None, async_op=False, device_ids=None):
