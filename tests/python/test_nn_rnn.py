@@ -211,7 +211,6 @@ def test_lstm_under_autocast_runs_in_bfloat16_as_torchs_onednn_layer():
     leaves float32. The values: within bfloat16's tolerance of torch's float32 LSTM, forward and
     backward, bidirectional over packed sequences of different lengths (so that some sequences end
     while the others go on)."""
-    pack = torch.nn.utils.rnn.pack_padded_sequence
     modules = {torch: torch.nn.LSTM(I, H, 2, bidirectional=True),
                tensorplay: tensorplay.nn.LSTM(I, H, 2, bidirectional=True)}
     copy_state(modules[torch], modules[tensorplay])
@@ -219,7 +218,7 @@ def test_lstm_under_autocast_runs_in_bfloat16_as_torchs_onednn_layer():
     results = {}
     for lib, module in modules.items():
         x = leaf(lib, randn(T, B, I))
-        packed = lib.nn.utils.rnn.pack_padded_sequence(x, lengths) if lib is tensorplay else pack(x, lengths)
+        packed = lib.nn.utils.rnn.pack_padded_sequence(x, lengths)
         with lib.autocast("cpu", enabled=lib is tensorplay):
             out, (h, c) = module(packed)
         if lib is tensorplay:

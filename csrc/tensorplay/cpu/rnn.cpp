@@ -57,7 +57,8 @@ void cell_backward_row(T* grad_gates, T* grad_c, const T* grad_h, const T* gates
 
 // A 16-bit row through float32's code: the inputs widened into scratch, the outputs rounded back.
 template <class T>
-void cell_row_16bit(T* gates, const T* c_prev, T* c, T* h, int64_t hidden) {
+  requires(sizeof(T) == 2)
+void cell_row(T* gates, const T* c_prev, T* c, T* h, int64_t hidden) {
   thread_local std::vector<float> scratch;
   scratch.resize(7 * hidden);
   float *g = scratch.data(), *cp = g + 4 * hidden, *cn = cp + hidden, *hn = cn + hidden;
@@ -70,8 +71,9 @@ void cell_row_16bit(T* gates, const T* c_prev, T* c, T* h, int64_t hidden) {
 }
 
 template <class T>
-void cell_backward_row_16bit(T* grad_gates, T* grad_c, const T* grad_h, const T* gates, const T* c_prev, const T* c,
-                             int64_t hidden) {
+  requires(sizeof(T) == 2)
+void cell_backward_row(T* grad_gates, T* grad_c, const T* grad_h, const T* gates, const T* c_prev, const T* c,
+                       int64_t hidden) {
   thread_local std::vector<float> scratch;
   scratch.resize(12 * hidden);
   float *dg = scratch.data(), *dc = dg + 4 * hidden, *dh = dc + hidden, *g = dh + hidden, *cp = g + 4 * hidden,
@@ -113,12 +115,8 @@ void CpuBackend::lstm_cell(const Tensor& gates, const Tensor& c_prev, const Tens
   const int64_t hidden = c.size(1);
   for_rows("lstm_cell (fused)", gates, hidden, [&](auto t, int64_t r) {
     using T = decltype(t);
-    auto row = [](auto... args) {
-      if constexpr (sizeof(T) == 2) cell_row_16bit(args...);
-      else cell_row(args...);
-    };
-    row(data<T>(gates) + r * 4 * hidden, data<T>(c_prev) + r * hidden, data<T>(c) + r * hidden,
-        data<T>(h) + r * hidden, hidden);
+    cell_row(data<T>(gates) + r * 4 * hidden, data<T>(c_prev) + r * hidden, data<T>(c) + r * hidden,
+             data<T>(h) + r * hidden, hidden);
   });
 }
 
@@ -127,12 +125,8 @@ void CpuBackend::lstm_cell_backward(const Tensor& grad_gates, const Tensor& grad
   const int64_t hidden = c.size(1);
   for_rows("lstm_cell_backward (fused)", gates, hidden, [&](auto t, int64_t r) {
     using T = decltype(t);
-    auto row = [](auto... args) {
-      if constexpr (sizeof(T) == 2) cell_backward_row_16bit(args...);
-      else cell_backward_row(args...);
-    };
-    row(data<T>(grad_gates) + r * 4 * hidden, data<T>(grad_c) + r * hidden, data<T>(grad_h) + r * hidden,
-        data<T>(gates) + r * 4 * hidden, data<T>(c_prev) + r * hidden, data<T>(c) + r * hidden, hidden);
+    cell_backward_row(data<T>(grad_gates) + r * 4 * hidden, data<T>(grad_c) + r * hidden, data<T>(grad_h) + r * hidden,
+                      data<T>(gates) + r * 4 * hidden, data<T>(c_prev) + r * hidden, data<T>(c) + r * hidden, hidden);
   });
 }
 

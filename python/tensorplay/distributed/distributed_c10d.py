@@ -539,17 +539,14 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
     dtypes = {t.dtype for t in output_tensor_list + input_tensor_list}
     if len(dtypes) != 1:
         raise ValueError(f"all_to_all: the tensors must have one dtype, got {sorted(str(d) for d in dtypes)}")
-    flat = tensorplay.cat([t.reshape(-1) for t in input_tensor_list])
+    flat = _flat(input_tensor_list)
     received = flat.new_empty(sum(t.numel() for t in output_tensor_list))
     work = pg._impl.all_to_all_single(received, flat, [t.numel() for t in output_tensor_list],
                                       [t.numel() for t in input_tensor_list])
 
     def unflatten():
         work.wait()
-        offset = 0
-        for out in output_tensor_list:
-            out.copy_(received[offset:offset + out.numel()].view(out.shape))
-            offset += out.numel()
+        _unflatten_into(output_tensor_list, received)
         return output_tensor_list
 
     return _finish(_Deferred(work, unflatten), async_op)
@@ -600,16 +597,21 @@ def _same_dtype(tensors):
 
 
 def _flat(tensors):
-    """The tensors' elements one after another, in one buffer (complex ones as their real pairs)."""
-    return tensorplay.cat([(tensorplay.view_as_real(t) if t.is_complex() else t).reshape(-1) for t in tensors])
+    """The tensors' elements one after another, in one buffer."""
+    return tensorplay.cat([t.reshape(-1) for t in tensors])
 
 
 def _unflatten_into(tensors, flat):
+    """The inverse of _flat: each tensor takes its elements back from flat."""
     offset = 0
     for t in tensors:
-        target = tensorplay.view_as_real(t) if t.is_complex() else t
-        target.copy_(flat[offset:offset + target.numel()].view(target.shape))
-        offset += target.numel()
+        t.copy_(flat[offset:offset + t.numel()].view(t.shape))
+        offset += t.numel()
+
+
+def _real_views(tensors):
+    """Complex tensors as their real pairs, so that they join real ones of their precision in one buffer."""
+    return [tensorplay.view_as_real(t) if t.is_complex() else t for t in tensors]
 
 
 def _coalesced(work, finish, async_op):
@@ -634,12 +636,13 @@ def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op=False):
     op = _reduce_op(op)
     if any(t.is_complex() for t in tensors) and not supports_complex(op):
         raise ValueError(f"all_reduce does not support {op} on complex tensors")
-    flat = _flat(tensors)
+    views = _real_views(tensors)
+    flat = _flat(views)
     work = _resolve(group)._impl.all_reduce(flat, op, async_op=async_op)
 
     def finish():
         work.wait()
-        _unflatten_into(tensors, flat)
+        _unflatten_into(views, flat)
         return tensors
 
     return _coalesced(work, finish, async_op)
@@ -666,14 +669,14 @@ def all_gather_coalesced(output_tensor_lists, input_tensor_list, group=None, asy
         if [(tuple(o.shape), o.dtype) for o in outputs] != [(tuple(i.shape), i.dtype) for i in input_tensor_list]:
             raise ValueError("all_gather_coalesced: each output list must hold tensors of the inputs' shapes and "
                              "dtypes")
-    flat = _flat(input_tensor_list)
+    flat = _flat(_real_views(input_tensor_list))
     gathered = flat.new_empty((pg.size(), flat.numel()))
     work = pg._impl.all_gather_into_tensor(gathered, flat, async_op=async_op)
 
     def finish():
         work.wait()
         for outputs, block in zip(output_tensor_lists, gathered):
-            _unflatten_into(outputs, block)
+            _unflatten_into(_real_views(outputs), block)
         return output_tensor_lists
 
     return _coalesced(work, finish, async_op)

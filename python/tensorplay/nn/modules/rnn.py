@@ -5,8 +5,9 @@ For each layer and direction, one matmul projects the whole sequence's input up 
 time step adds the recurrent matmul and applies the cell's gates. An LSTM layer without projections
 runs its steps in one op, tensorplay._lstm_layer (csrc/tensorplay/ops/rnn.cpp), whose fused kernels and
 backward node stand for the same composite, and which autocast lowers as a whole (as PyTorch lowers its
-oneDNN layer); the other layers are composites here, so autograd and autocast come from their ops. Padded and packed inputs share one path: a padded batch is a packed
-one whose batch size is the same at every step.
+oneDNN layer); the other layers are composites here, so autograd and autocast come from their ops.
+Padded and packed inputs share one path: a padded batch is a packed one whose batch size is the same at
+every step.
 """
 
 import math
